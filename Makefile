@@ -1,0 +1,42 @@
+# Two commands set up everything: `make serve` and `make test`.
+PYTHON ?= python3.12
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+.PHONY: serve test setup lint migrate clean
+
+serve: setup migrate
+	@$(BIN)/python manage.py ensure_admin
+	@echo "LocalRouter: admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
+	$(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+setup: $(VENV)/.installed node_modules/.installed
+
+migrate: setup
+	@$(BIN)/python manage.py migrate --noinput
+
+$(VENV)/.installed: pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "LocalRouter needs $(PYTHON) (see .python-version)"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null || { echo "LocalRouter's tests need Node.js 20 and npm"; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+clean:
+	rm -rf $(VENV) node_modules

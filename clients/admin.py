@@ -1,0 +1,140 @@
+"""Admin for clients (token shown once) and the global settings singleton."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.views.decorators.http import require_POST
+
+from clients.context_settings import SETTINGS, resolve_settings
+from clients.models import Client, GlobalSettings
+from clients.services import assign_new_token, client_regenerate_token
+
+OVERRIDE_FIELDS = [spec.name for spec in SETTINGS]
+
+
+def effective_settings_table(client: Client | None) -> str:
+    """An HTML table of each effective setting and where it comes from."""
+    effective = resolve_settings(client, GlobalSettings.load())
+    rows = format_html_join(
+        "",
+        "<tr><th>{}</th><td>{}</td></tr>",
+        ((spec.label, str(effective[spec.name])) for spec in SETTINGS),
+    )
+    return format_html('<table class="effective-settings">{}</table>', rows)
+
+
+def announce_token(request: HttpRequest, client: Client, token: str, verb: str) -> None:
+    """Show the token once, through the messages framework (kept server-side)."""
+    messages.warning(
+        request,
+        format_html(
+            "Token for {} {}: <code class='client-token'>{}</code> — copy it now; it will not be "
+            "shown again.",
+            client.name,
+            verb,
+            token,
+        ),
+    )
+
+
+@admin.register(Client)
+class ClientAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "masked_token",
+        "is_active",
+        "upstream_summary",
+        "last_seen_at",
+        "created_at",
+    ]
+    list_filter = ["is_active", "all_upstreams"]
+    search_fields = ["name", "notes", "token_prefix"]
+    filter_horizontal = ["upstreams"]
+    readonly_fields = ["masked_token", "created_at", "last_seen_at", "effective_settings"]
+    fieldsets = [
+        (None, {"fields": ["name", "is_active", "notes"]}),
+        ("Token", {"fields": ["masked_token", "created_at", "last_seen_at"]}),
+        (
+            "Upstreams and tools",
+            {"fields": ["all_upstreams", "upstreams", "tool_allow_patterns", "tool_deny_patterns"]},
+        ),
+        (
+            "Context management overrides",
+            {
+                "fields": [*OVERRIDE_FIELDS, "effective_settings"],
+                "description": "Empty fields inherit: client override → global settings → "
+                "built-in default.",
+            },
+        ),
+    ]
+
+    @admin.display(description="token")
+    def masked_token(self, client: Client) -> str:
+        return client.masked_token
+
+    @admin.display(description="upstreams")
+    def upstream_summary(self, client: Client) -> str:
+        if client.all_upstreams:
+            return "all"
+        return ", ".join(upstream.name for upstream in client.upstreams.all()) or "none"
+
+    @admin.display(description="effective values")
+    def effective_settings(self, client: Client | None) -> str:
+        return effective_settings_table(client if client and client.pk else None)
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).prefetch_related("upstreams")
+
+    def save_model(self, request: HttpRequest, client: Client, form, change: bool) -> None:
+        token = None if change else assign_new_token(client)
+        super().save_model(request, client, form, change)
+        if token:
+            announce_token(request, client, token, "created")
+
+    def get_urls(self):
+        regenerate = self.admin_site.admin_view(require_POST(self.regenerate_token_view))
+        return [
+            path("<int:client_id>/regenerate-token/", regenerate, name="clients_client_regenerate"),
+            *super().get_urls(),
+        ]
+
+    def regenerate_token_view(self, request: HttpRequest, client_id: int) -> HttpResponse:
+        client = get_object_or_404(Client, pk=client_id)
+        if not self.has_change_permission(request, client):
+            return HttpResponseRedirect(reverse("admin:index"))
+        token = client_regenerate_token(client=client)
+        announce_token(request, client, token, "regenerated (the old token no longer works)")
+        return HttpResponseRedirect(reverse("admin:clients_client_change", args=[client.pk]))
+
+
+@admin.register(GlobalSettings)
+class GlobalSettingsAdmin(admin.ModelAdmin):
+    fieldsets = [
+        (
+            "Team-wide context management overrides",
+            {
+                "fields": [*OVERRIDE_FIELDS, "effective_defaults"],
+                "description": "Empty fields use the built-in default. Clients inherit these "
+                "unless they override a field themselves.",
+            },
+        )
+    ]
+    readonly_fields = ["effective_defaults"]
+
+    @admin.display(description="effective values")
+    def effective_defaults(self, row: GlobalSettings) -> str:
+        return effective_settings_table(None)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def changelist_view(self, request: HttpRequest, extra_context=None) -> HttpResponse:
+        row = GlobalSettings.load()
+        return HttpResponseRedirect(reverse("admin:clients_globalsettings_change", args=[row.pk]))

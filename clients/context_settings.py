@@ -1,0 +1,173 @@
+"""Context-management settings: built-in defaults and per-field resolution.
+
+Each setting resolves as client override -> global override -> built-in default;
+an override left NULL inherits, so a better built-in default reaches everyone
+who never changed it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+KIB = 1024
+MIN_THRESHOLD = 1 * KIB
+MAX_THRESHOLD = 64 * KIB * KIB
+TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+
+CLIENT_OVERRIDE = "client override"
+GLOBAL_OVERRIDE = "global override"
+BUILT_IN_DEFAULT = "built-in default"
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """One context-management setting: its field name, label, kind and built-in default."""
+
+    name: str
+    label: str
+    kind: type
+    default: Any
+
+
+SETTINGS: tuple[SettingSpec, ...] = (
+    SettingSpec("indexing_enabled", "Tool responses indexing enabled", bool, True),
+    SettingSpec("response_threshold", "Response threshold (bytes)", int, 16_384),
+    SettingSpec("catalog_indexing_enabled", "Catalog indexing enabled", bool, True),
+    SettingSpec("catalog_threshold", "Catalog threshold (bytes)", int, 16_384),
+    SettingSpec("search_tool_name", "Search tool name", str, "IndexSearch"),
+    SettingSpec("read_tool_name", "Read tool name", str, "IndexRead"),
+    SettingSpec("vector_search", "Hybrid vector search", bool, False),
+)
+SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
+FIELD_NAMES = tuple(SETTINGS_BY_NAME)
+
+
+@dataclass(frozen=True)
+class EffectiveValue:
+    """A resolved setting and where its value came from."""
+
+    value: Any
+    source: str
+
+    def __str__(self) -> str:
+        shown = {True: "on", False: "off"}.get(self.value, self.value)
+        return f"{shown} ({self.source})"
+
+
+class EffectiveSettings(Mapping[str, EffectiveValue]):
+    """The resolved value of every setting; `settings.response_threshold` gives the bare value."""
+
+    def __init__(self, values: dict[str, EffectiveValue]) -> None:
+        self._values = values
+
+    def __getitem__(self, name: str) -> EffectiveValue:
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name].value
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def resolve_settings(client: object | None, global_settings: object | None) -> EffectiveSettings:
+    """Resolve every setting from a client's overrides, the global overrides and the defaults."""
+    values: dict[str, EffectiveValue] = {}
+    for spec in SETTINGS:
+        client_value = getattr(client, spec.name, None)
+        global_value = getattr(global_settings, spec.name, None)
+        if client_value is not None:
+            values[spec.name] = EffectiveValue(client_value, CLIENT_OVERRIDE)
+        elif global_value is not None:
+            values[spec.name] = EffectiveValue(global_value, GLOBAL_OVERRIDE)
+        else:
+            values[spec.name] = EffectiveValue(spec.default, BUILT_IN_DEFAULT)
+    return EffectiveSettings(values)
+
+
+def validate_threshold(value: int) -> None:
+    """Thresholds are between 1 KiB and 64 MiB."""
+    if not MIN_THRESHOLD <= value <= MAX_THRESHOLD:
+        raise ValidationError(
+            f"must be between {MIN_THRESHOLD} (1 KiB) and {MAX_THRESHOLD} (64 MiB) bytes; "
+            f"got {value}",
+            code="out_of_range",
+        )
+
+
+def validate_tool_name(value: str) -> None:
+    """A virtual tool name: a letter, then letters, digits, '_' or '-', at most 64 characters."""
+    if not TOOL_NAME_PATTERN.match(value):
+        raise ValidationError(
+            "must start with a letter and contain only letters, digits, '_' or '-' "
+            f"(at most 64 characters); got {value!r}",
+            code="invalid_tool_name",
+        )
+    if "__" in value:
+        # '<upstream>__<tool>' is how upstream tools are named; never shadow one.
+        raise ValidationError(
+            "must not contain '__' (reserved for upstream tool names)", code="invalid_tool_name"
+        )
+
+
+def check_distinct_tool_names(settings: EffectiveSettings) -> None:
+    """The search and read tools must not share a name."""
+    if settings.search_tool_name == settings.read_tool_name:
+        raise ValidationError(
+            {
+                "read_tool_name": (
+                    f"the read tool and the search tool would both be named "
+                    f"{settings.read_tool_name!r}"
+                )
+            },
+            code="tool_name_collision",
+        )
+
+
+def parse_setting(name: str, raw: str) -> Any:
+    """Turn command-line text into a setting value ('inherit' or 'null' clears the override).
+
+    Raises:
+        ValidationError: unknown setting or a value of the wrong kind or range.
+    """
+    spec = SETTINGS_BY_NAME.get(name)
+    if spec is None:
+        raise ValidationError(f"unknown setting {name!r}; known settings: {', '.join(FIELD_NAMES)}")
+    text = raw.strip()
+    if text.lower() in ("inherit", "null", "none"):
+        return None
+    if spec.kind is bool:
+        lowered = text.lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ValidationError(f"{name}: expected on/off (true/false), got {raw!r}")
+    if spec.kind is int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValidationError(
+                f"{name}: expected a whole number of bytes, got {raw!r}"
+            ) from None
+        try:
+            validate_threshold(value)
+        except ValidationError as error:
+            raise ValidationError(f"{name}: {error.messages[0]}") from None
+        return value
+    try:
+        validate_tool_name(text)
+    except ValidationError as error:
+        raise ValidationError(f"{name}: {error.messages[0]}") from None
+    return text

@@ -1,0 +1,65 @@
+"""A client: a person or tool that connects to /mcp with its own bearer token."""
+
+from __future__ import annotations
+
+import fnmatch
+
+from django.db import models
+
+from clients.context_settings import check_distinct_tool_names, resolve_settings
+from clients.models.overrides import ContextOverrides
+
+
+class Client(ContextOverrides):
+    """An MCP client with a token (stored only as a hash), its upstreams and overrides."""
+
+    name = models.CharField(max_length=100, unique=True)
+    token_prefix = models.CharField(max_length=16, editable=False)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    is_active = models.BooleanField("active", default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True, editable=False)
+    notes = models.TextField(blank=True)
+    all_upstreams = models.BooleanField(
+        "may use all upstreams",
+        default=True,
+        help_text="When off, the client may use only the upstreams chosen below.",
+    )
+    upstreams = models.ManyToManyField("gateway.Upstream", blank=True, related_name="clients")
+    tool_allow_patterns = models.TextField(
+        blank=True,
+        help_text="One shell-style pattern per line, matched against '<upstream>__<tool>'. "
+        "Empty: every tool of the allowed upstreams.",
+    )
+    tool_deny_patterns = models.TextField(
+        blank=True, help_text="One pattern per line; a denied tool is hidden even if allowed."
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def masked_token(self) -> str:
+        """The token prefix as shown in lists, e.g. 'lr_ab12…'."""
+        return f"{self.token_prefix}…" if self.token_prefix else ""
+
+    def clean(self) -> None:
+        super().clean()
+        from clients.models.global_settings import GlobalSettings
+
+        check_distinct_tool_names(resolve_settings(self, GlobalSettings.load()))
+
+    def allows_tool(self, exposed_name: str) -> bool:
+        """Whether the allow/deny patterns let this client use the tool named so."""
+        allow = _patterns(self.tool_allow_patterns)
+        deny = _patterns(self.tool_deny_patterns)
+        if allow and not any(fnmatch.fnmatchcase(exposed_name, p) for p in allow):
+            return False
+        return not any(fnmatch.fnmatchcase(exposed_name, p) for p in deny)
+
+
+def _patterns(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]

@@ -1,0 +1,66 @@
+"""Writes and reads for clients: creation, token lifecycle, authentication."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.db import transaction
+
+from clients.models import Client
+from clients.tokens import generate_token, hash_token, hashes_match, shown_prefix
+
+MAX_TOKEN_LENGTH = 512
+
+
+def assign_new_token(client: Client) -> str:
+    """Give an unsaved or saved client a fresh token (not saved here) and return it."""
+    token = generate_token()
+    client.token_hash = hash_token(token)
+    client.token_prefix = shown_prefix(token)
+    return token
+
+
+def client_create(
+    *,
+    name: str,
+    upstream_names: Iterable[str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    notes: str = "",
+) -> tuple[Client, str]:
+    """Create a client and return it with its token (the only time the token is known).
+
+    `upstream_names=None` lets the client use every upstream.
+
+    Raises:
+        django.core.exceptions.ValidationError: invalid name, override or unknown upstream.
+    """
+    from gateway.models import Upstream
+
+    client = Client(name=name, notes=notes, all_upstreams=upstream_names is None)
+    for field, value in (overrides or {}).items():
+        setattr(client, field, value)
+    token = assign_new_token(client)
+    client.full_clean()
+    with transaction.atomic():
+        client.save()
+        if upstream_names is not None:
+            client.upstreams.set(Upstream.objects.by_names(upstream_names))
+    return client, token
+
+
+def client_regenerate_token(*, client: Client) -> str:
+    """Give the client a new token; the old one stops working at once."""
+    token = assign_new_token(client)
+    client.save(update_fields=["token_hash", "token_prefix"])
+    return token
+
+
+def client_for_token(token: str) -> Client | None:
+    """The active client a bearer token belongs to, or None (never says why)."""
+    if not token or len(token) > MAX_TOKEN_LENGTH:
+        return None
+    client = Client.objects.filter(token_hash=hash_token(token), is_active=True).first()
+    if client is None or not hashes_match(client.token_hash, token):
+        return None
+    return client

@@ -1,0 +1,30 @@
+"""Admin for upstream servers."""
+
+from urllib.parse import urlsplit
+
+from django.contrib import admin
+
+from gateway.admin_forms import UpstreamAdminForm
+from gateway.models import Upstream
+
+
+@admin.register(Upstream)
+class UpstreamAdmin(admin.ModelAdmin):
+    form = UpstreamAdminForm
+    list_display = ["name", "transport", "target", "enabled", "timeout_seconds", "updated_at"]
+    list_filter = ["transport", "enabled"]
+    search_fields = ["name", "command", "url", "notes"]
+    fieldsets = [
+        (None, {"fields": ["name", "transport", "enabled", "timeout_seconds", "notes"]}),
+        ("Local process (stdio)", {"fields": ["command", "args", "env_text", "cwd"]}),
+        ("HTTP (Streamable HTTP or legacy SSE)", {"fields": ["url", "headers_text"]}),
+    ]
+
+    @admin.display(description="command or URL")
+    def target(self, upstream: Upstream) -> str:
+        if upstream.transport == "stdio":
+            return " ".join([upstream.command, *upstream.args])[:120]
+        parts = urlsplit(upstream.url)
+        # Never show userinfo or query strings: they often carry credentials.
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"

@@ -1,0 +1,88 @@
+"""Admin form for upstreams: env values and headers are never shown back in full."""
+
+from __future__ import annotations
+
+import re
+
+from django import forms
+
+from gateway.models import Upstream
+
+MASK = "••••••••"
+PLACEHOLDER = re.compile(r"^\$\{[^}]*\}$")
+
+
+def masked_lines(mapping: dict[str, str], *, separator: str) -> str:
+    """NAME=value lines with secret values replaced by the mask (placeholders stay readable)."""
+    return "\n".join(
+        f"{key}{separator}{value if PLACEHOLDER.match(value) else MASK}"
+        for key, value in mapping.items()
+    )
+
+
+def parse_lines(text: str, stored: dict[str, str], *, separator: str) -> dict[str, str]:
+    """Parse KEY=VALUE (or 'Name: value') lines; a masked value keeps what is stored.
+
+    Raises:
+        forms.ValidationError: a line without a separator, an empty key, or a masked
+            value for a key that has nothing stored.
+    """
+    result: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        key, found, value = line.partition(separator)
+        key = key.strip()
+        if separator == ":":
+            value = value.strip()
+        if not found or not key:
+            raise forms.ValidationError(f"line {number}: expected NAME{separator}value")
+        if value == MASK:
+            if key not in stored:
+                raise forms.ValidationError(f"line {number}: enter a value for {key}")
+            value = stored[key]
+        result[key] = value
+    return result
+
+
+class UpstreamAdminForm(forms.ModelForm):
+    """Edits env and headers as text lines without revealing stored values."""
+
+    env_text = forms.CharField(
+        label="Environment",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
+        help_text=f"One NAME=value per line. Stored values show as {MASK}; leave them to keep "
+        "them. ${VAR} placeholders are kept as written.",
+    )
+    headers_text = forms.CharField(
+        label="Headers",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text=f"One 'Name: value' per line. Stored values show as {MASK}.",
+    )
+
+    class Meta:
+        model = Upstream
+        fields = ["name", "transport", "enabled", "timeout_seconds", "notes"]
+        fields += ["command", "args", "cwd", "url"]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["env_text"].initial = masked_lines(self.instance.env or {}, separator="=")
+        self.fields["headers_text"].initial = masked_lines(
+            self.instance.headers or {}, separator=": "
+        )
+
+    def clean_env_text(self) -> dict[str, str]:
+        return parse_lines(self.cleaned_data["env_text"], self.instance.env or {}, separator="=")
+
+    def clean_headers_text(self) -> dict[str, str]:
+        return parse_lines(
+            self.cleaned_data["headers_text"], self.instance.headers or {}, separator=":"
+        )
+
+    def _post_clean(self) -> None:
+        self.instance.env = self.cleaned_data.get("env_text", self.instance.env)
+        self.instance.headers = self.cleaned_data.get("headers_text", self.instance.headers)
+        super()._post_clean()

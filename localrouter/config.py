@@ -1,0 +1,133 @@
+"""Read LocalRouter's configuration from the environment, with one clear error per mistake."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import environ
+
+KNOWN_DATABASE_SCHEMES = {
+    "sqlite": "django.db.backends.sqlite3",
+    "postgres": "django.db.backends.postgresql",
+    "postgresql": "django.db.backends.postgresql",
+    "pgsql": "django.db.backends.postgresql",
+    "mysql": "django.db.backends.mysql",
+}
+
+env = environ.Env()
+
+
+class ConfigError(Exception):
+    """A configuration value from the environment is unusable."""
+
+
+def data_dir() -> Path:
+    """The directory that holds the SQLite database and the generated secret key."""
+    path = Path(env.str("LOCALROUTER_DATA_DIR", default="var")).expanduser().resolve()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"LOCALROUTER_DATA_DIR: cannot create {path}: {exc.strerror}") from exc
+    return path
+
+
+def database_config(directory: Path) -> dict[str, Any]:
+    """Django DATABASES['default'] from DATABASE_URL, defaulting to SQLite in the data dir."""
+    url = env.str("DATABASE_URL", default="")
+    if not url:
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(directory / "localrouter.sqlite3"),
+        }
+    scheme = urlsplit(url).scheme
+    if scheme not in KNOWN_DATABASE_SCHEMES:
+        known = ", ".join(sorted(KNOWN_DATABASE_SCHEMES))
+        raise ConfigError(
+            f"DATABASE_URL: unsupported or missing scheme {scheme!r} (expected one of: {known}; "
+            "e.g. postgres://user:password@127.0.0.1:5432/localrouter)"
+        )
+    config = env.db_url_config(url)
+    if not config.get("NAME"):
+        raise ConfigError("DATABASE_URL: no database name in the URL")
+    return config
+
+
+def channel_layers() -> dict[str, Any]:
+    """The in-memory channel layer, or Redis when REDIS_URL is set."""
+    url = env.str("REDIS_URL", default="")
+    if not url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
+        raise ConfigError("REDIS_URL: expected a redis:// or rediss:// URL")
+    return {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [url]},
+        }
+    }
+
+
+def secret_key(directory: Path) -> str:
+    """SECRET_KEY from the environment, else one generated once and kept in the data dir."""
+    configured = env.str("SECRET_KEY", default="")
+    if configured:
+        return configured
+    key_file = directory / "secret_key"
+    try:
+        if key_file.exists():
+            return key_file.read_text().strip()
+        key = secrets.token_urlsafe(50)
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(key)
+        return key
+    except FileExistsError:
+        return key_file.read_text().strip()
+    except OSError as exc:
+        raise ConfigError(f"SECRET_KEY: cannot keep a generated key in {key_file}: {exc}") from exc
+
+
+def boolean(name: str, default: bool) -> bool:
+    """A boolean environment variable; anything but a clear yes/no is an error."""
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name}: expected true/false, got {raw!r}")
+
+
+def number(name: str, default: float, *, minimum: float) -> float:
+    """A positive number from the environment."""
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
+    if value < minimum:
+        raise ConfigError(f"{name}: must be at least {minimum:g}, got {raw!r}")
+    return value
+
+
+def listing(name: str, default: list[str]) -> list[str]:
+    """A comma-separated list from the environment."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def fail(error: ConfigError) -> None:
+    """Stop start-up with one clear line instead of a traceback."""
+    sys.stderr.write(f"localrouter: configuration error: {error}\n")
+    raise SystemExit(2)

@@ -1,0 +1,106 @@
+"""Django settings for LocalRouter, read from the environment (12-factor)."""
+
+from pathlib import Path
+
+from localrouter import config
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# A .env file beside manage.py fills in what the environment leaves unset.
+if (BASE_DIR / ".env").is_file():
+    config.env.read_env(BASE_DIR / ".env", overwrite=False)
+
+try:
+    DATA_DIR = config.data_dir()
+    SECRET_KEY = config.secret_key(DATA_DIR)
+    DATABASES = {"default": config.database_config(DATA_DIR)}
+    CHANNEL_LAYERS = config.channel_layers()
+    DEBUG = config.boolean("DEBUG", default=False)
+    ALLOWED_HOSTS = config.listing("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+    # Origins a browser-based MCP client may call /mcp from (DNS-rebinding protection).
+    MCP_ALLOWED_ORIGINS = config.listing(
+        "LOCALROUTER_ALLOWED_ORIGINS",
+        ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+    MCP_SESSION_IDLE_TIMEOUT = config.number("LOCALROUTER_SESSION_IDLE_TIMEOUT", 30 * 60, minimum=1)
+    MCP_MAX_BODY_BYTES = int(
+        config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)
+    )
+except config.ConfigError as error:
+    config.fail(error)
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "gateway",
+    "clients",
+    "indexing",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "localrouter.urls"
+ASGI_APPLICATION = "localrouter.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LOGGING = {
+    "version": 1,
+    # Keep daphne's and Django's own loggers working; only add ours.
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    "loggers": {
+        "localrouter": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "gateway": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "clients": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "indexing": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
+}
+
+# Messages stay server-side: a newly issued token is shown once and never sits in a cookie.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"

@@ -1,0 +1,90 @@
+"""Start-up configuration: clear one-line errors, a generated secret kept, PostgreSQL works."""
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SECRET_KEY")}
+    if args[0] == "shell":
+        args = (*args, "--no-imports")
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("DATABASE_URL", "nonsense", "DATABASE_URL: unsupported or missing scheme"),
+        ("DATABASE_URL", "postgres://127.0.0.1:5432", "DATABASE_URL: no database name"),
+        ("REDIS_URL", "http://localhost", "REDIS_URL: expected a redis://"),
+        ("DEBUG", "sometimes", "DEBUG: expected true/false"),
+        ("LOCALROUTER_SESSION_IDLE_TIMEOUT", "soon", "LOCALROUTER_SESSION_IDLE_TIMEOUT: expected"),
+    ],
+)
+def test_a_bad_environment_value_stops_start_up_with_one_clear_line(tmp_path, name, value, message):
+    result = manage("check", env={"LOCALROUTER_DATA_DIR": str(tmp_path), name: value})
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"localrouter: configuration error: {message}")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_secret_key_is_generated_once_and_kept(tmp_path):
+    env = {"LOCALROUTER_DATA_DIR": str(tmp_path)}
+    code = "from django.conf import settings; print(settings.SECRET_KEY)"
+    first = manage("shell", "-c", code, env=env)
+    second = manage("shell", "-c", code, env=env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert len(first.stdout.strip()) >= 50
+    key_file = tmp_path / "secret_key"
+    assert key_file.read_text().strip() == first.stdout.strip()
+    assert key_file.stat().st_mode & 0o077 == 0
+
+
+@pytest.fixture
+def postgres_database():
+    url = os.environ.get("TEST_DATABASE_URL")
+    if not url:
+        pytest.skip("TEST_DATABASE_URL is not set (CI sets it to the machine's PostgreSQL)")
+    import psycopg
+
+    name = f"lr_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_migrations_and_create_client_work_on_postgresql(tmp_path, postgres_database):
+    env = {"LOCALROUTER_DATA_DIR": str(tmp_path), "DATABASE_URL": postgres_database}
+    migrated = manage("migrate", "--noinput", env=env, timeout=120)
+    assert migrated.returncode == 0, migrated.stderr
+    created = manage("create_client", "alice", "--set", "response_threshold=4096", env=env)
+    assert created.returncode == 0, created.stderr
+    token = created.stdout.strip().splitlines()[-1]
+    check = manage(
+        "shell",
+        "-c",
+        f"from clients.services import client_for_token; print(client_for_token({token!r}))",
+        env=env,
+    )
+    assert check.stdout.strip() == "alice"
