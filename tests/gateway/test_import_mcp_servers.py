@@ -111,7 +111,7 @@ def test_existing_upstreams_are_kept_unless_update_is_given(tmp_path):
             '{"mcpServers": {"a": {"command": "x", "args": "y"}}}',
             "mcpServers.a.args: expected a list",
         ),
-        ('{"mcpServers": {"a": {"command": "x", "args": ["y", 3]}}}', r"mcpServers.a.args\[1\]"),
+        ('{"mcpServers": {"a": {"command": "x", "args": ["y", 1]}}}', r"mcpServers.a.args\[1\]"),
         ('{"mcpServers": {"a": {"command": "x", "env": {"K": null}}}}', "mcpServers.a.env.K"),
         ('{"mcpServers": {"a": {"type": "carrier-pigeon", "url": "x"}}}', "unknown transport"),
         ('{"mcpServers": {"a": {"url": "ftp://files"}}}', "a: url: an HTTP upstream needs"),
