@@ -1,0 +1,124 @@
+"""One client's merged view of its upstreams: exposed names and the routes back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mcp_types as types
+
+from gateway.identity import ClientIdentity
+from gateway.listings import UpstreamListing
+from gateway.naming import NameMap, ResourceUriMap
+
+
+@dataclass
+class MergedCatalog:
+    """Tools, prompts and resources a client may see, renamed, with routes back."""
+
+    tools: list[types.Tool] = field(default_factory=list)
+    prompts: list[types.Prompt] = field(default_factory=list)
+    resources: list[types.Resource] = field(default_factory=list)
+    templates: list[types.ResourceTemplate] = field(default_factory=list)
+    tool_names: NameMap = field(default_factory=NameMap)
+    allowed_tools: frozenset[str] = frozenset()
+    prompt_names: NameMap = field(default_factory=NameMap)
+    resource_uris: ResourceUriMap = field(default_factory=ResourceUriMap)
+    template_uris: ResourceUriMap = field(default_factory=ResourceUriMap)
+    upstreams: list[str] = field(default_factory=list)
+    instructions: dict[str, str] = field(default_factory=dict)
+    unavailable: dict[str, str] = field(default_factory=dict)
+
+    def route_tool(self, exposed: str) -> tuple[str, str] | None:
+        """(upstream, tool) for an exposed tool name this client may call, else None."""
+        return self.tool_names.resolve(exposed) if exposed in self.allowed_tools else None
+
+    def route_prompt(self, exposed: str) -> tuple[str, str] | None:
+        return self.prompt_names.resolve(exposed) if exposed in self.prompt_names else None
+
+    def route_template(self, uri_template: str) -> tuple[str, str] | None:
+        try:
+            return self.template_uris.resolve(uri_template)
+        except KeyError:
+            return None
+
+    def route_resource(self, uri: str) -> tuple[str, str] | None:
+        """(upstream, original uri) for a listed URI, else by the longest template prefix."""
+        try:
+            return self.resource_uris.resolve(uri)
+        except KeyError:
+            pass
+        best: tuple[int, tuple[str, str]] | None = None
+        for template in self.templates:
+            upstream, original = self.template_uris.resolve(template.uri_template)
+            exposed_prefix = template.uri_template.split("{", 1)[0]
+            if exposed_prefix and uri.startswith(exposed_prefix):
+                original_uri = original.split("{", 1)[0] + uri[len(exposed_prefix) :]
+                if best is None or len(exposed_prefix) > best[0]:
+                    best = (len(exposed_prefix), (upstream, original_uri))
+        return best[1] if best else None
+
+
+def merge(identity: ClientIdentity, listings: dict[str, UpstreamListing]) -> MergedCatalog:
+    """Build the catalog `identity` sees from the upstream listings."""
+    catalog = MergedCatalog()
+    visible = {n: lst for n, lst in sorted(listings.items()) if identity.may_use_upstream(n)}
+    for name, listing in visible.items():
+        if listing.error is not None:
+            catalog.unavailable[name] = listing.error
+        else:
+            catalog.upstreams.append(name)
+            if listing.instructions:
+                catalog.instructions[name] = listing.instructions
+    live = {n: lst for n, lst in visible.items() if lst.error is None}
+
+    tool_names = NameMap.build((n, t.name) for n, lst in live.items() for t in lst.tools)
+    for name, listing in live.items():
+        for tool in listing.tools:
+            exposed = tool_names.exposed(name, tool.name)
+            if identity.may_use_tool(exposed):
+                catalog.tools.append(tool.model_copy(update={"name": exposed}))
+    catalog.tool_names = tool_names
+    catalog.allowed_tools = frozenset(t.name for t in catalog.tools)
+
+    catalog.prompt_names = NameMap.build(
+        (n, p.name) for n, lst in live.items() for p in lst.prompts
+    )
+    catalog.prompts = [
+        p.model_copy(update={"name": catalog.prompt_names.exposed(n, p.name)})
+        for n, lst in live.items()
+        for p in lst.prompts
+    ]
+
+    catalog.resource_uris = ResourceUriMap.build(
+        {n: [str(r.uri) for r in lst.resources] for n, lst in live.items()}
+    )
+    catalog.resources = [
+        r.model_copy(update={"uri": catalog.resource_uris.exposed(n, str(r.uri))})
+        for n, lst in live.items()
+        for r in lst.resources
+    ]
+    catalog.template_uris = ResourceUriMap.build(
+        {n: [t.uri_template for t in lst.templates] for n, lst in live.items()}
+    )
+    catalog.templates = [
+        t.model_copy(update={"uri_template": catalog.template_uris.exposed(n, t.uri_template)})
+        for n, lst in live.items()
+        for t in lst.templates
+    ]
+    return catalog
+
+
+def instructions_text(catalog: MergedCatalog, *, extra: str = "") -> str:
+    """The gateway's `initialize` instructions: which upstreams are here, and theirs."""
+    lines = ["LocalRouter gateway. Tools are named '<upstream>__<tool>'."]
+    if catalog.upstreams:
+        lines.append("Upstream servers: " + ", ".join(catalog.upstreams) + ".")
+    else:
+        lines.append("No upstream server is available to this client.")
+    for name, error in catalog.unavailable.items():
+        lines.append(f"Unavailable: {name} ({error}).")
+    if extra:
+        lines.append(extra)
+    for name, text in catalog.instructions.items():
+        lines.append(f"\n## {name}\n{text.strip()}")
+    return "\n".join(lines)

@@ -1,0 +1,48 @@
+"""HTTP-level refusals for /mcp, each a JSON-RPC error body with a clear message."""
+
+from __future__ import annotations
+
+import json
+
+# JSON-RPC codes used at the HTTP layer (no request id is known yet).
+INVALID_REQUEST = -32600
+
+
+def refusal(status: int, message: str, *, extra_headers: list[tuple[bytes, bytes]] = ()) -> tuple:
+    """(status, headers, body) for a refused request."""
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
+    ).encode()
+    headers = [(b"content-type", b"application/json"), *extra_headers]
+    return status, headers, body
+
+
+def unauthorized(reason: str) -> tuple:
+    challenge = f'Bearer realm="localrouter", error="invalid_token", error_description="{reason}"'
+    return refusal(401, reason, extra_headers=[(b"www-authenticate", challenge.encode())])
+
+
+def origin_allowed(origin: str | None, allowed: list[str]) -> bool:
+    """Absent Origin (non-browser clients) passes; otherwise exact or 'scheme://host:*' match."""
+    if not origin:
+        return True
+    for pattern in allowed:
+        if origin == pattern:
+            return True
+        if (
+            pattern.endswith(":*")
+            and origin.startswith(pattern[:-1])
+            and origin[len(pattern) - 1 :].isdigit()
+        ):
+            return True
+    return False
+
+
+def host_allowed(host: str | None, allowed: list[str]) -> bool:
+    """The Host header names an allowed host, on any port ('*' allows all)."""
+    if not host:
+        return False
+    if "*" in allowed:
+        return True
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return name in allowed or host in allowed

@@ -1,0 +1,112 @@
+"""Who is calling /mcp: bearer token -> a snapshot of the client, cached briefly.
+
+The snapshot holds everything a session needs (allowed upstreams, tool patterns,
+effective context settings) so no ORM call sits on the hot path of a tool call.
+Cache entries live a few seconds and are dropped at once when a client or the
+global settings are saved in this process.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from dataclasses import dataclass
+
+from asgiref.sync import sync_to_async
+from django.db.models.signals import m2m_changed, post_delete, post_save
+
+from clients.context_settings import EffectiveSettings, resolve_settings
+from clients.models import Client, GlobalSettings
+from clients.services import client_for_token
+from clients.tokens import hash_token
+
+CACHE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class ClientIdentity:
+    """An authenticated client as the gateway sees it for one request or session."""
+
+    id: int
+    name: str
+    allowed_upstreams: frozenset[str] | None  # None: every upstream
+    allow_patterns: tuple[str, ...]
+    deny_patterns: tuple[str, ...]
+    settings: EffectiveSettings
+
+    def may_use_upstream(self, name: str) -> bool:
+        return self.allowed_upstreams is None or name in self.allowed_upstreams
+
+    def may_use_tool(self, exposed_name: str) -> bool:
+        """Allow/deny patterns match the exposed '<upstream>__<tool>' name."""
+        if self.allow_patterns and not any(
+            fnmatch.fnmatchcase(exposed_name, p) for p in self.allow_patterns
+        ):
+            return False
+        return not any(fnmatch.fnmatchcase(exposed_name, p) for p in self.deny_patterns)
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+
+def identity_for_token(token: str) -> ClientIdentity | None:
+    """Look the token up in the database and snapshot its client (synchronous)."""
+    client = client_for_token(token)
+    if client is None:
+        return None
+    allowed = None
+    if not client.all_upstreams:
+        allowed = frozenset(client.upstreams.values_list("name", flat=True))
+    return ClientIdentity(
+        id=client.pk,
+        name=client.name,
+        allowed_upstreams=allowed,
+        allow_patterns=_lines(client.tool_allow_patterns),
+        deny_patterns=_lines(client.tool_deny_patterns),
+        settings=resolve_settings(client, GlobalSettings.load()),
+    )
+
+
+class IdentityCache:
+    """token hash -> (identity, expiry); failures are never cached."""
+
+    def __init__(self, seconds: float = CACHE_SECONDS) -> None:
+        self._seconds = seconds
+        self._entries: dict[str, tuple[ClientIdentity, float]] = {}
+
+    async def authenticate(self, token: str) -> ClientIdentity | None:
+        key = hash_token(token)
+        entry = self._entries.get(key)
+        now = time.monotonic()
+        if entry is not None and entry[1] > now:
+            return entry[0]
+        identity = await sync_to_async(identity_for_token, thread_sensitive=False)(token)
+        if identity is None:
+            self._entries.pop(key, None)
+            return None
+        self._entries[key] = (identity, now + self._seconds)
+        return identity
+
+    def clear(self, *args, **kwargs) -> None:
+        self._entries.clear()
+
+
+identities = IdentityCache()
+
+for _signal in (post_save, post_delete):
+    _signal.connect(identities.clear, sender=Client, dispatch_uid=f"identities-{_signal}-client")
+    _signal.connect(identities.clear, sender=GlobalSettings, dispatch_uid=f"identities-{_signal}-g")
+m2m_changed.connect(
+    identities.clear, sender=Client.upstreams.through, dispatch_uid="identities-m2m"
+)
+
+
+def bearer_token(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """The token of an 'Authorization: Bearer …' header, if any."""
+    for name, value in headers:
+        if name.lower() == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                return token.strip()
+    return None

@@ -1,0 +1,81 @@
+"""Session records written off the hot path: at start, every few seconds, and at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import UTC, datetime
+
+from asgiref.sync import sync_to_async
+
+from gateway.session import GatewaySession
+from indexing.models import SessionRecord
+
+logger = logging.getLogger(__name__)
+FLUSH_SECONDS = 10.0
+
+
+def _fields(session: GatewaySession, *, ended: bool) -> dict:
+    now = datetime.now(UTC)
+    return {
+        "client_id": session.identity.id,
+        "client_label": session.identity.name,
+        "protocol_version": session.protocol_version,
+        "client_software": session.client_name[:200],
+        "client_software_version": session.client_version[:100],
+        "started_at": datetime.fromtimestamp(session.started, UTC),
+        "last_activity_at": now,
+        "ended_at": now if ended else None,
+        "call_count": session.stats.call_count,
+        "error_count": session.stats.errors,
+        "bytes_from_upstreams": session.stats.bytes_from_upstreams,
+        "bytes_to_client": session.stats.bytes_to_client,
+        "calls_by_tool": dict(session.stats.calls),
+    }
+
+
+def _write(rows: list[tuple[str, dict]]) -> None:
+    for key, fields in rows:
+        SessionRecord.objects.update_or_create(key=key, defaults=fields)
+
+
+class SessionRecorder:
+    """Collects session changes in memory and writes them in batches from a background task."""
+
+    def __init__(self) -> None:
+        self._dirty: dict[str, tuple[GatewaySession, bool]] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    def changed(self, session: GatewaySession, *, ended: bool = False) -> None:
+        """Note that a session started, progressed or ended; written soon, not now."""
+        self._dirty[session.record_id] = (session, ended)
+        if ended:
+            self._wake.set()
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="session-recorder")
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), FLUSH_SECONDS)
+            self._wake.clear()
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Write every pending change now."""
+        pending, self._dirty = self._dirty, {}
+        rows = [(key, _fields(s, ended=ended)) for key, (s, ended) in pending.items()]
+        if not rows:
+            return
+        try:
+            await sync_to_async(_write, thread_sensitive=False)(rows)
+        except Exception:
+            logger.exception("could not write %d session record(s)", len(rows))
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        await self.flush()

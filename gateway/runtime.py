@@ -1,0 +1,167 @@
+"""The gateway of this worker process: upstream pool, listings, live sessions, MCP host.
+
+Created lazily on the first /mcp request (daphne sends no lifespan events) and shut
+down by `shutdown()`, which daphne's reactor calls before it stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextvars import ContextVar
+
+from django.conf import settings
+from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+
+from gateway.catalog import instructions_text, merge
+from gateway.directory import directory
+from gateway.host import McpHost
+from gateway.identity import ClientIdentity
+from gateway.listings import Listings
+from gateway.records import SessionRecorder
+from gateway.server import build_server
+from gateway.session import GatewaySession
+from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamHooks, UpstreamPool
+
+logger = logging.getLogger(__name__)
+
+current_client: ContextVar[ClientIdentity | None] = ContextVar("current_client", default=None)
+SESSION_STATE_KEY = "localrouter.session"
+EVENTS = {
+    "tools": ToolsListChanged(),
+    "resources": ResourcesListChanged(),
+    "prompts": PromptsListChanged(),
+}
+
+
+class Gateway:
+    """Everything one worker needs to serve MCP clients through its upstreams."""
+
+    def __init__(self) -> None:
+        self.pool = UpstreamPool(hooks=UpstreamHooks(on_list_changed=self._on_list_changed))
+        self.listings = Listings(self.pool)
+        self.directory = directory
+        self.sessions: dict[str, GatewaySession] = {}
+        self.recorder = SessionRecorder()
+        self.bus = InMemorySubscriptionBus()
+        self.server = build_server(self, self.bus)
+        self.host = McpHost(
+            self.server,
+            idle_timeout=settings.MCP_SESSION_IDLE_TIMEOUT,
+            max_body_bytes=settings.MCP_MAX_BODY_BYTES,
+        )
+
+    async def connection(self, upstream: str) -> UpstreamConnection:
+        """The live connection to an enabled upstream.
+
+        Raises:
+            UpstreamError: the upstream is no longer configured or enabled.
+        """
+        spec = (await self.directory.specs()).get(upstream)
+        if spec is None:
+            raise UpstreamError(upstream, "unavailable", "no longer configured or enabled")
+        return await self.pool.get(spec)
+
+    async def instructions_for_identity(self, identity: ClientIdentity) -> str:
+        specs = await self.directory.specs()
+        wanted = [s for n, s in specs.items() if identity.may_use_upstream(n)]
+        return instructions_text(merge(identity, await self.listings.get(wanted)))
+
+    async def instructions_for(self, ctx) -> str:
+        return await self.instructions_for_identity((await self.session_for(ctx)).identity)
+
+    async def session_for(self, ctx) -> GatewaySession:
+        """The gateway session behind an SDK request context, created on first use."""
+        connection = ctx.session._connection  # the SDK keeps per-connection state here
+        session = connection.state.get(SESSION_STATE_KEY)
+        if session is None:
+            session = self._new_session(ctx, connection)
+            connection.state[SESSION_STATE_KEY] = session
+        return session
+
+    def _new_session(self, ctx, connection) -> GatewaySession:
+        identity = current_client.get()
+        if identity is None:
+            raise RuntimeError("no authenticated client for this MCP request")
+        if connection.session_id is None:
+            # 2026-07-28: no sessions; one gateway session per client, kept while active.
+            key = f"client-{identity.id}"
+            session = self.sessions.get(key)
+            if session is not None and not session.closed:
+                return session
+        else:
+            key = connection.session_id
+        session = GatewaySession(self, identity, key=key, protocol_version=ctx.protocol_version)
+        params = ctx.session.client_params
+        if params is not None:
+            session.client_name = params.client_info.name
+            session.client_version = params.client_info.version
+        if connection.session_id is not None:
+            session.connection = connection
+            connection.exit_stack.push_async_callback(session.aclose)
+        self.sessions[key] = session
+        self.recorder.changed(session)
+        logger.info(
+            "session %s started for client %r (%s)", key[:8], identity.name, ctx.protocol_version
+        )
+        return session
+
+    async def session_ended(self, session: GatewaySession) -> None:
+        self.sessions.pop(session.key, None)
+        self.recorder.changed(session, ended=True)
+        logger.info("session %s ended after %d call(s)", session.key[:8], session.stats.call_count)
+
+    async def _on_list_changed(self, upstream: str, kind: str) -> None:
+        await self.listings.refresh(upstream)
+        for session in list(self.sessions.values()):
+            if session.sees_upstream(upstream):
+                await session.notify_list_changed(kind)
+        await self.bus.publish(EVENTS[kind])
+
+    async def aclose(self) -> None:
+        """End every session, stop upstream processes, write pending records."""
+        await self.host.aclose()
+        for session in list(self.sessions.values()):
+            await session.aclose()
+        await self.pool.aclose()
+        await self.recorder.aclose()
+
+
+_gateway: Gateway | None = None
+
+
+def get_gateway() -> Gateway:
+    """This worker's gateway, created on first use."""
+    global _gateway
+    if _gateway is None:
+        _gateway = Gateway()
+        _stop_with_reactor(_gateway)
+    return _gateway
+
+
+def get_host() -> McpHost:
+    return get_gateway().host
+
+
+def _stop_with_reactor(gateway: Gateway) -> None:
+    """Under daphne, close the gateway (and its child processes) before the reactor stops."""
+    try:
+        from twisted.internet import defer, reactor
+    except ImportError:  # pragma: no cover - twisted is a daphne dependency
+        return
+    if not reactor.running:
+        return
+    reactor.addSystemEventTrigger(
+        "before",
+        "shutdown",
+        lambda: defer.Deferred.fromFuture(asyncio.ensure_future(gateway.aclose())),
+    )
+
+
+async def shutdown() -> None:
+    """Close this worker's gateway, if one was started."""
+    global _gateway
+    if _gateway is not None:
+        gateway, _gateway = _gateway, None
+        await gateway.aclose()

@@ -1,0 +1,96 @@
+"""The gateway's MCP server: SDK `Server` handlers that delegate to the caller's session."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+if TYPE_CHECKING:
+    from gateway.runtime import Gateway
+
+# Set by the consumer for each request; the handshake's instructions depend on the client.
+current_instructions: ContextVar[str | None] = ContextVar("current_instructions", default=None)
+
+SERVER_NAME = "localrouter"
+NOTIFICATIONS = NotificationOptions(
+    prompts_changed=True, resources_changed=True, tools_changed=True
+)
+
+
+class GatewayServer(Server):
+    """An SDK server whose `initialize` instructions are computed per client."""
+
+    def create_initialization_options(self, *args: Any, **kwargs: Any) -> InitializationOptions:
+        kwargs.setdefault("notification_options", NOTIFICATIONS)
+        options = super().create_initialization_options(*args, **kwargs)
+        instructions = current_instructions.get()
+        if instructions is not None:
+            options = options.model_copy(update={"instructions": instructions})
+        return options
+
+
+def build_server(gateway: Gateway, bus: InMemorySubscriptionBus) -> GatewayServer:
+    """The SDK server with one handler per MCP method the gateway serves."""
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        session = await gateway.session_for(ctx)
+        catalog = await session.catalog()
+        meta = {"localrouter/unavailable": catalog.unavailable} if catalog.unavailable else None
+        return types.ListToolsResult(tools=await session.visible_tools(), _meta=meta)
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        session = await gateway.session_for(ctx)
+        return await session.call_tool(params.name, params.arguments, ctx.session.report_progress)
+
+    async def list_resources(ctx, params) -> types.ListResourcesResult:
+        catalog = await (await gateway.session_for(ctx)).catalog()
+        return types.ListResourcesResult(resources=catalog.resources)
+
+    async def list_templates(ctx, params) -> types.ListResourceTemplatesResult:
+        catalog = await (await gateway.session_for(ctx)).catalog()
+        return types.ListResourceTemplatesResult(resource_templates=catalog.templates)
+
+    async def read_resource(
+        ctx, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        session = await gateway.session_for(ctx)
+        return await session.read_resource(str(params.uri))
+
+    async def list_prompts(ctx, params) -> types.ListPromptsResult:
+        catalog = await (await gateway.session_for(ctx)).catalog()
+        return types.ListPromptsResult(prompts=catalog.prompts)
+
+    async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        session = await gateway.session_for(ctx)
+        return await session.get_prompt(params.name, params.arguments)
+
+    async def complete(ctx, params: types.CompleteRequestParams) -> types.CompleteResult:
+        return await (await gateway.session_for(ctx)).complete(params)
+
+    server = GatewayServer(
+        SERVER_NAME,
+        version="0.1.0",
+        title="LocalRouter",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_completion=complete,
+        on_subscriptions_listen=ListenHandler(bus),
+    )
+
+    async def discover(ctx, params) -> types.DiscoverResult:
+        result = await server._handle_discover(ctx, params)
+        instructions = await gateway.instructions_for(ctx)
+        return result.model_copy(update={"instructions": instructions})
+
+    server.add_request_handler("server/discover", types.RequestParams, discover)
+    return server

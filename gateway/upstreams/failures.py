@@ -1,0 +1,110 @@
+"""Translate what the SDK and transports raise into `UpstreamError`s with safe messages."""
+
+from __future__ import annotations
+
+import httpx2
+from anyio import BrokenResourceError, ClosedResourceError, EndOfStream
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, REQUEST_TIMEOUT
+from pydantic import ValidationError
+
+from gateway.upstreams.errors import ErrorKind, UpstreamError, leaf_exceptions, redact, redact_data
+from gateway.upstreams.spec import UpstreamSpec, display_url
+
+_SESSION_GONE = "Session terminated"
+"""What the SDK's Streamable HTTP transport reports when the server forgot our session (404)."""
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The most telling exception inside `exc`: an `UpstreamError` or `MCPError` first."""
+    leaves = list(leaf_exceptions(exc))
+    for wanted in (UpstreamError, MCPError):
+        for leaf in leaves:
+            if isinstance(leaf, wanted):
+                return leaf
+    return leaves[0] if leaves else exc
+
+
+def startup_error(spec: UpstreamSpec, exc: BaseException) -> UpstreamError:
+    """Explain why starting or reaching the upstream failed."""
+    cause = root_cause(exc)
+    if isinstance(cause, UpstreamError):
+        return cause
+    if isinstance(cause, TimeoutError):
+        return _error(spec, "timeout", f"no answer to the handshake within {spec.timeout:g}s")
+    if isinstance(cause, MCPError):
+        if cause.code == CONNECTION_CLOSED:
+            return _error(
+                spec,
+                "unavailable",
+                "the upstream closed the connection during the handshake (see its stderr)",
+            )
+        return _error(spec, "unavailable", f"the upstream refused the handshake: {cause.message}")
+    if isinstance(cause, httpx2.HTTPStatusError):
+        return _error(
+            spec, "unavailable", f"{_where(spec)} answered HTTP {cause.response.status_code}"
+        )
+    if isinstance(cause, httpx2.HTTPError):
+        return _error(
+            spec, "unavailable", f"could not reach {_where(spec)}: {type(cause).__name__}"
+        )
+    if isinstance(cause, OSError):
+        reason = cause.strerror or type(cause).__name__
+        return _error(spec, "unavailable", f"could not start {spec.command!r}: {reason}")
+    if isinstance(cause, ValidationError):
+        return _error(
+            spec, "protocol", "the upstream answered the handshake with an invalid result"
+        )
+    return _error(spec, "unavailable", f"could not start the session: {type(cause).__name__}")
+
+
+def call_error(spec: UpstreamSpec, exc: BaseException, *, session_broken: bool) -> UpstreamError:
+    """Explain why a request on a started session failed."""
+    cause = root_cause(exc)
+    if isinstance(cause, UpstreamError):
+        return cause
+    if isinstance(cause, MCPError):
+        if cause.code == REQUEST_TIMEOUT:
+            return _error(spec, "timeout", cause.message)
+        if cause.code == CONNECTION_CLOSED or (
+            cause.code == INVALID_REQUEST and cause.message == _SESSION_GONE
+        ):
+            return _error(
+                spec,
+                "crashed",
+                f"the connection closed before the upstream answered ({cause.message})",
+            )
+        secrets = spec.secret_values()
+        return UpstreamError(
+            spec.name,
+            "rejected",
+            redact(cause.message, secrets),
+            code=cause.code,
+            data=redact_data(cause.data, secrets),
+        )
+    if isinstance(cause, TimeoutError):
+        return _error(spec, "timeout", "the upstream did not answer in time")
+    if session_broken or isinstance(cause, ClosedResourceError | BrokenResourceError | EndOfStream):
+        return _error(
+            spec, "crashed", f"the connection to the upstream was lost ({type(cause).__name__})"
+        )
+    if isinstance(cause, ValidationError):
+        return _error(
+            spec, "protocol", "the upstream sent a result that does not match the protocol"
+        )
+    if isinstance(cause, httpx2.HTTPError):
+        return _error(
+            spec, "unavailable", f"could not reach {_where(spec)}: {type(cause).__name__}"
+        )
+    if isinstance(cause, RuntimeError):
+        # The SDK raises RuntimeError for results that fail the tool's output schema.
+        return _error(spec, "protocol", str(cause))
+    return _error(spec, "protocol", f"unexpected failure: {type(cause).__name__}")
+
+
+def _where(spec: UpstreamSpec) -> str:
+    return display_url(spec.url) if spec.url else spec.name
+
+
+def _error(spec: UpstreamSpec, kind: ErrorKind, message: str) -> UpstreamError:
+    return UpstreamError(spec.name, kind, redact(message, spec.secret_values()))

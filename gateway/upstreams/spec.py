@@ -1,0 +1,77 @@
+"""`UpstreamSpec`: everything needed to reach one upstream MCP server, free of Django."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
+
+Transport = Literal["stdio", "http", "sse"]
+
+MIN_SECRET_LENGTH = 4
+"""Shorter env or header values are not redacted from messages: they would mangle the text."""
+
+
+@dataclass(frozen=True)
+class UpstreamSpec:
+    """How to start or reach one upstream; the Django `Upstream` model converts to this."""
+
+    name: str
+    transport: Transport
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict, hash=False)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict, hash=False)
+    timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("an upstream needs a name")
+        if self.transport == "stdio" and not self.command:
+            raise ValueError(f"upstream {self.name!r}: the stdio transport needs a command")
+        if self.transport in ("http", "sse") and not self.url:
+            raise ValueError(f"upstream {self.name!r}: the {self.transport} transport needs a url")
+        if self.transport not in ("stdio", "http", "sse"):
+            raise ValueError(f"upstream {self.name!r}: unknown transport {self.transport!r}")
+        if self.timeout <= 0:
+            raise ValueError(f"upstream {self.name!r}: timeout must be positive")
+        # Callers may hand in lists; a frozen spec keeps a tuple.
+        object.__setattr__(self, "args", tuple(self.args))
+
+    def secret_values(self) -> tuple[str, ...]:
+        """Env and header values long enough to redact, longest first."""
+        values = {
+            v for v in (*self.env.values(), *self.headers.values()) if len(v) >= MIN_SECRET_LENGTH
+        }
+        return tuple(sorted(values, key=len, reverse=True))
+
+    def __repr__(self) -> str:
+        parts = [f"name={self.name!r}", f"transport={self.transport!r}"]
+        if self.command is not None:
+            parts += [f"command={self.command!r}", f"args={self.args!r}"]
+        if self.cwd is not None:
+            parts.append(f"cwd={self.cwd!r}")
+        if self.url is not None:
+            parts.append(f"url={display_url(self.url)!r}")
+        if self.env:
+            parts.append(f"env_keys={sorted(self.env)!r}")
+        if self.headers:
+            parts.append(f"header_keys={sorted(self.headers)!r}")
+        parts.append(f"timeout={self.timeout!r}")
+        return f"UpstreamSpec({', '.join(parts)})"
+
+    __str__ = __repr__
+
+
+def display_url(url: str) -> str:
+    """The URL without userinfo, query or fragment, which can carry credentials."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<invalid url>"
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))

@@ -1,0 +1,31 @@
+"""Records of MCP sessions, for the reports (indexed content itself is never stored)."""
+
+from django.db import models
+
+
+class SessionRecord(models.Model):
+    """One MCP session (or, for 2026-07-28 clients, one client's run of requests)."""
+
+    key = models.CharField(max_length=64, unique=True)
+    client = models.ForeignKey(
+        "clients.Client", null=True, on_delete=models.SET_NULL, related_name="sessions"
+    )
+    client_label = models.CharField("client", max_length=100)
+    protocol_version = models.CharField(max_length=20)
+    client_software = models.CharField("client name", max_length=200, blank=True)
+    client_software_version = models.CharField("client version", max_length=100, blank=True)
+    started_at = models.DateTimeField(db_index=True)
+    last_activity_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    call_count = models.PositiveIntegerField(default=0)
+    error_count = models.PositiveIntegerField(default=0)
+    bytes_from_upstreams = models.BigIntegerField(default=0)
+    bytes_to_client = models.BigIntegerField(default=0)
+    calls_by_tool = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [models.Index(fields=["client", "-started_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.client_label} {self.started_at:%Y-%m-%d %H:%M}"
