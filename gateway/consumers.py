@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import anyio
 from channels.consumer import AsyncConsumer
 from channels.exceptions import StopConsumer
 from django.conf import settings
@@ -17,6 +18,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
 from gateway import http_errors
+from gateway.envelope import Envelope, inspect_body
 from gateway.identity import bearer_token, identities
 from gateway.runtime import current_client, get_gateway, get_host
 from gateway.server import current_instructions
@@ -36,6 +38,7 @@ class McpConsumer(AsyncConsumer):
             self.size = 0
             self.task: asyncio.Task | None = None
             self.disconnected = asyncio.Event()
+            self.response_started = False
         chunk = message.get("body", b"")
         self.size += len(chunk)
         if self.size > settings.MCP_MAX_BODY_BYTES:
@@ -55,23 +58,35 @@ class McpConsumer(AsyncConsumer):
 
     async def serve(self, body: bytes) -> None:
         try:
-            refused = await self.check()
+            refused = await self.check(body)
             if refused is not None:
                 await self.refuse(*refused)
                 return
-            if b'"initialize"' in body:
+            if self.envelope.method == "initialize":
                 # The handshake's instructions name the upstreams this client may use.
-                gateway = get_gateway()
-                identity = current_client.get()
-                current_instructions.set(await gateway.instructions_for_identity(identity))
-            await get_host().handle(self.scope_for_sdk, self.receive_for_sdk(body), self.send)
+                instructions = await get_gateway().instructions_for_identity(current_client.get())
+                current_instructions.set(instructions)
+            receive = self.receive_for_sdk(body)
+            await get_host().handle(self.scope_for_sdk, receive, self.send_tracked)
         except asyncio.CancelledError:
             raise
+        except anyio.ClosedResourceError:
+            # The session ended (DELETE, expiry) while this request was on its way in.
+            logger.info("request for a session that was closing")
+            if not self.response_started:
+                await self.refuse(*http_errors.refusal(404, "Session not found"))
         except Exception:
             logger.exception("unexpected error serving /mcp")
-            await self.refuse(*http_errors.refusal(500, "internal error; see the server log"))
+            if not self.response_started:
+                await self.refuse(*http_errors.refusal(500, "internal error; see the server log"))
 
-    async def check(self) -> tuple | None:
+    async def send_tracked(self, message: dict) -> None:
+        """Send to the client, noting when the response has begun."""
+        if message["type"] == "http.response.start":
+            self.response_started = True
+        await self.send(message)
+
+    async def check(self, body: bytes) -> tuple | None:
         headers = dict((k.lower(), v.decode("latin-1")) for k, v in self.scope["headers"])
         if not http_errors.host_allowed(headers.get(b"host"), settings.ALLOWED_HOSTS):
             return http_errors.refusal(421, "Host not allowed (see ALLOWED_HOSTS)")
@@ -83,10 +98,14 @@ class McpConsumer(AsyncConsumer):
         identity = await identities.authenticate(token)
         if identity is None:
             return http_errors.unauthorized("invalid or revoked token")
-        method = self.scope["method"]
-        content_type = headers.get(b"content-type", "")
-        if method == "POST" and not content_type.lower().startswith("application/json"):
-            return http_errors.refusal(415, "Content-Type must be application/json")
+        self.envelope = Envelope()
+        if self.scope["method"] == "POST":
+            content_type = headers.get(b"content-type", "")
+            if not content_type.lower().startswith("application/json"):
+                return http_errors.refusal(415, "Content-Type must be application/json")
+            self.envelope = inspect_body(body)
+            if self.envelope.error is not None:
+                return http_errors.refusal(400, self.envelope.error[1], code=self.envelope.error[0])
         current_client.set(identity)
         access = AccessToken(token="", client_id=str(identity.id), scopes=[])
         self.scope_for_sdk = {**self.scope, "user": AuthenticatedUser(access)}

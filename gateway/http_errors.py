@@ -8,10 +8,16 @@ import json
 INVALID_REQUEST = -32600
 
 
-def refusal(status: int, message: str, *, extra_headers: list[tuple[bytes, bytes]] = ()) -> tuple:
+def refusal(
+    status: int,
+    message: str,
+    *,
+    code: int = INVALID_REQUEST,
+    extra_headers: list[tuple[bytes, bytes]] = (),
+) -> tuple:
     """(status, headers, body) for a refused request."""
     body = json.dumps(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
+        {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
     ).encode()
     headers = [(b"content-type", b"application/json"), *extra_headers]
     return status, headers, body

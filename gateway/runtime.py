@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from contextvars import ContextVar
 
 from django.conf import settings
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.catalog import instructions_text, merge
 from gateway.directory import directory
@@ -84,20 +86,21 @@ class Gateway:
         identity = current_client.get()
         if identity is None:
             raise RuntimeError("no authenticated client for this MCP request")
-        if connection.session_id is None:
+        stateless = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if stateless:
             # 2026-07-28: no sessions; one gateway session per client, kept while active.
             key = f"client-{identity.id}"
             session = self.sessions.get(key)
             if session is not None and not session.closed:
                 return session
         else:
-            key = connection.session_id
+            key = connection.session_id or uuid.uuid4().hex
         session = GatewaySession(self, identity, key=key, protocol_version=ctx.protocol_version)
         params = ctx.session.client_params
         if params is not None:
             session.client_name = params.client_info.name
             session.client_version = params.client_info.version
-        if connection.session_id is not None:
+        if not stateless:
             session.connection = connection
             connection.exit_stack.push_async_callback(session.aclose)
         self.sessions[key] = session

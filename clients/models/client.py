@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
-
 from django.db import models
 
 from clients.context_settings import check_distinct_tool_names, resolve_settings
@@ -51,15 +49,3 @@ class Client(ContextOverrides):
         from clients.models.global_settings import GlobalSettings
 
         check_distinct_tool_names(resolve_settings(self, GlobalSettings.load()))
-
-    def allows_tool(self, exposed_name: str) -> bool:
-        """Whether the allow/deny patterns let this client use the tool named so."""
-        allow = _patterns(self.tool_allow_patterns)
-        deny = _patterns(self.tool_deny_patterns)
-        if allow and not any(fnmatch.fnmatchcase(exposed_name, p) for p in allow):
-            return False
-        return not any(fnmatch.fnmatchcase(exposed_name, p) for p in deny)
-
-
-def _patterns(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]

@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gateway.upstreams.errors import UpstreamError, leaf_exceptions
+from gateway.upstreams.errors import UpstreamError, leaf_exceptions, redact
 from gateway.upstreams.failures import startup_error
 from gateway.upstreams.hooks import ListKind, UpstreamHooks
 from gateway.upstreams.spec import UpstreamSpec
@@ -64,6 +64,8 @@ class LiveSession:
 
     def start(self) -> None:
         """Spawn the owner task; it is detached from the caller, which may be short-lived."""
+        # Created here, not in the owner, so an aclose() before the owner runs still cancels it.
+        self._scope = anyio.CancelScope(deadline=anyio.current_time() + self.spec.timeout)
         self._task = asyncio.get_running_loop().create_task(
             self._own(), name=f"upstream:{self.spec.name}"
         )
@@ -95,7 +97,6 @@ class LiveSession:
     async def _own(self) -> None:
         # One scope around every context: its deadline bounds the start, and cancelling it
         # (garbage on stdout, close while starting) unwinds the contexts in LIFO order.
-        self._scope = anyio.CancelScope(deadline=anyio.current_time() + self.spec.timeout)
         try:
             with self._scope:
                 async with AsyncExitStack() as stack:
@@ -186,7 +187,10 @@ class LiveSession:
         try:
             subscription = await stack.enter_async_context(self.client.listen(**wanted))
         except (MCPError, SubscriptionLost) as exc:
-            logger.warning("upstream %r: could not subscribe to changes: %s", self.spec.name, exc)
+            reason = redact(str(exc), self.spec.secret_values())
+            logger.warning(
+                "upstream %r: could not subscribe to changes: %s", self.spec.name, reason
+            )
             return
         tg = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(tg.cancel_scope.cancel)

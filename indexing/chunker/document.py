@@ -1,0 +1,47 @@
+"""What chunking produces: chunks with line ranges, an outline, and the document's lines."""
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class DocumentFormat(StrEnum):
+    """The formats the chunker tells apart."""
+
+    JSON = "json"
+    MARKDOWN = "markdown"
+    CODE = "code"
+    TEXT = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A searchable piece of a document covering lines `start_line`..`end_line` (1-based).
+
+    `part` is set when the chunk is one 2,000-character part of a single long line, matching
+    the `N-M` parts IndexRead serves.
+    """
+
+    title: str
+    start_line: int
+    end_line: int
+    body: str
+    part: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineEntry:
+    """One Contents entry: where a piece of the document's own structure starts."""
+
+    line: int
+    title: str
+    depth: int = 0
+
+
+@dataclass(slots=True)
+class ParsedDocument:
+    """A document split into lines (as IndexRead serves them), chunks and an outline."""
+
+    format: DocumentFormat
+    lines: list[str]
+    chunks: list[Chunk]
+    outline: list[OutlineEntry] = field(default_factory=list)

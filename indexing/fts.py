@@ -1,0 +1,38 @@
+"""The one place user text becomes an FTS5 MATCH expression.
+
+Semantics: the query is split on whitespace; every piece becomes a quoted FTS5 string
+(embedded `"` doubled), so operators (`AND`, `NEAR(`, `*`, `^`, `-`, `col:`) are plain text.
+Pieces are OR-ed: BM25 ranks chunks matching more (and rarer) pieces first. For the
+porter table a piece like `read_file` becomes the phrase "read file"; for the trigram
+table pieces shorter than three characters cannot match and are dropped.
+"""
+
+import re
+
+from indexing.text import sanitize
+
+MAX_QUERY_TERMS = 32
+MAX_TERM_CHARS = 200
+TRIGRAM_MIN_CHARS = 3
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def query_terms(query: str) -> list[str]:
+    """Split query text into at most MAX_QUERY_TERMS distinct, non-empty pieces."""
+    terms: list[str] = []
+    for piece in sanitize(_CONTROL.sub(" ", query)).split():
+        term = piece[:MAX_TERM_CHARS]
+        if term not in terms:
+            terms.append(term)
+            if len(terms) == MAX_QUERY_TERMS:
+                break
+    return terms
+
+
+def escape_fts(query: str, *, min_chars: int = 1) -> str | None:
+    """Return a safe MATCH expression for any `query`, or None when no piece can match."""
+    quoted = [
+        '"' + term.replace('"', '""') + '"' for term in query_terms(query) if len(term) >= min_chars
+    ]
+    return " OR ".join(quoted) if quoted else None

@@ -1,0 +1,83 @@
+"""IndexRead: a document's lines, numbered, in pages of at most ~64 KB."""
+
+from indexing.arguments import parse_label, parse_limit, parse_offset
+from indexing.errors import IndexToolError
+from indexing.store import LineSlice, SessionStore
+from indexing.text import LINE_PART_CHARS, part_count, utf8_size
+
+DEFAULT_READ_LINES = 200
+MAX_READ_BYTES = 64 * 1024
+
+
+def format_read(
+    store: SessionStore, label: object, offset: object = None, limit: object = None
+) -> str:
+    """Return up to `limit` whole lines from `offset` as `N: text` (`N-M: text` for parts).
+
+    Ends with `[173 more lines — continue with offset="61"]` when lines remain.
+
+    Raises:
+        IndexToolError: bad arguments, an unknown label, or an evicted one.
+    """
+    name = parse_label(label)
+    line, part = parse_offset(offset)
+    count = parse_limit(limit, default=DEFAULT_READ_LINES)
+    info = store.document(name)
+    if info.line_count == 0:
+        return f'"{name}" is empty.'
+    if line > info.line_count:
+        raise IndexToolError(
+            f'offset "{line}" is past the end: "{name}" has {info.line_count} lines'
+        )
+    last = min(info.line_count, line + count - 1)
+    slices = store.read_lines(
+        name, line, last, skip_chars=(part - 1) * LINE_PART_CHARS, max_chars=MAX_READ_BYTES
+    )
+    _check_part(slices[0], part)
+    rendered, resume = _render(slices)
+    if resume is None and slices[-1].number < info.line_count:
+        resume = (slices[-1].number + 1, 1)
+    if resume is not None:
+        rendered.append(_footer(info.line_count, *resume))
+    return "\n".join(rendered)
+
+
+def _check_part(first: LineSlice, part: int) -> None:
+    """Refuse a part number beyond the parts of the requested line."""
+    parts = part_count(first.length)
+    if part > parts:
+        shape = "is not split into parts" if parts == 1 else f"has only {parts} parts"
+        raise IndexToolError(
+            f'offset "{first.number}-{part}" is invalid: line {first.number} {shape}'
+        )
+
+
+def _render(slices: list[LineSlice]) -> tuple[list[str], tuple[int, int] | None]:
+    """Number the pieces of each line until the byte budget is spent.
+
+    Returns the rendered lines and, when the budget ran out, the (line, part) to resume at.
+    """
+    rendered: list[str] = []
+    used = 0
+    for piece in slices:
+        parts = part_count(piece.length)
+        for part in range(piece.first_char // LINE_PART_CHARS + 1, parts + 1):
+            begin = (part - 1) * LINE_PART_CHARS - piece.first_char
+            text = piece.text[begin : begin + LINE_PART_CHARS]
+            expected = min(LINE_PART_CHARS, piece.length - (part - 1) * LINE_PART_CHARS)
+            tag = str(piece.number) if parts == 1 else f"{piece.number}-{part}"
+            entry = f"{tag}: {text}" if text else f"{tag}:"
+            size = utf8_size(entry) + 1
+            if len(text) < expected or (rendered and used + size > MAX_READ_BYTES):
+                return rendered, (piece.number, part)
+            rendered.append(entry)
+            used += size
+    return rendered, None
+
+
+def _footer(line_count: int, line: int, part: int) -> str:
+    """Render the continuation footer, e.g. `[173 more lines — continue with offset="61"]`."""
+    remaining = line_count - line + 1
+    offset = str(line) if part == 1 else f"{line}-{part}"
+    noun = "line" if remaining == 1 else "lines"
+    return f'[{remaining} more {noun} — continue with offset="{offset}"]'

@@ -1,0 +1,47 @@
+"""Text normalisation shared by chunking, storing, reading and previews."""
+
+import re
+
+LINE_PART_CHARS = 2000
+"""Lines longer than this are served (and chunked) in parts of this many characters."""
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sanitize(text: str) -> str:
+    """Return `text` safe for UTF-8 and SQLite: no NUL, no lone surrogates, `\\n` line ends."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = _LONE_SURROGATE.sub("\ufffd", text)
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on `\\n` only, so line numbers match what an editor shows; no trailing empty line."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def utf8_size(text: str) -> int:
+    """Return the UTF-8 byte length of `text`, counting a lone surrogate as three bytes."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def part_count(length: int) -> int:
+    """Return how many `N-M` parts a line of `length` characters is served in (1 if not split)."""
+    return max(1, -(-length // LINE_PART_CHARS))
+
+
+def one_line(text: str, max_chars: int = 120) -> str:
+    """Collapse whitespace to single spaces and shorten to `max_chars` with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= max_chars else flat[: max_chars - 1].rstrip() + "…"

@@ -1,0 +1,48 @@
+"""One LocalRouter on loopback for the end-to-end tests, with real upstream servers."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.live import NODE_BIN, start_gateway, stdio_upstream, stop_gateway
+from tests.fixtures.http_server import run_http_server
+
+UPSTREAM_TIMEOUT = 4.0
+
+
+@pytest.fixture(scope="session")
+def echo_http():
+    with run_http_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def live(tmp_path_factory, echo_http):
+    upstreams = [
+        {
+            "name": "everything",
+            "transport": "stdio",
+            "command": str(NODE_BIN / "mcp-server-everything"),
+            "args": ["stdio"],
+        },
+        {
+            "name": "time",
+            "transport": "stdio",
+            "command": str(Path(sys.executable).parent / "mcp-server-time"),
+        },
+        {"name": "echohttp", "transport": "http", "url": echo_http.url},
+        stdio_upstream("faulty", "echo_server.py", timeout=UPSTREAM_TIMEOUT),
+        stdio_upstream("broken", "fails_to_start.py"),
+    ]
+    clients = [
+        {"name": "alice"},
+        {"name": "bob", "upstreams": ["time"]},
+        {"name": "carol", "set": {"tool_deny_patterns": "echohttp__add*"}},
+        {"name": "revoked", "set": {"is_active": False}},
+    ]
+    gateway = start_gateway(tmp_path_factory.mktemp("gateway"), upstreams, clients)
+    try:
+        yield gateway
+    finally:
+        stop_gateway(gateway)

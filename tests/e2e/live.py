@@ -1,0 +1,135 @@
+"""A real LocalRouter for end-to-end tests: daphne on loopback with real upstreams."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.fixtures.http_server import ECHO_SERVER, free_port, stop_process, wait_for_port
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVERS = ROOT / "tests" / "fixtures" / "servers"
+NODE_BIN = ROOT / "node_modules" / ".bin"
+
+SETUP = """
+import json
+from clients.services import client_create
+from gateway.models import Upstream
+spec = json.loads(SPEC)
+for row in spec["upstreams"]:
+    Upstream.objects.create(**row)
+tokens = {}
+for row in spec["clients"]:
+    client, token = client_create(name=row["name"], upstream_names=row.get("upstreams"))
+    for field, value in row.get("set", {}).items():
+        setattr(client, field, value)
+    client.save()
+    tokens[row["name"]] = token
+print("TOKENS=" + json.dumps(tokens))
+"""
+
+
+@dataclass
+class LiveGateway:
+    """A running daphne serving LocalRouter, and the tokens of its clients."""
+
+    url: str
+    data_dir: Path
+    env: dict[str, str]
+    tokens: dict[str, str]
+    process: subprocess.Popen | None = None
+    log_path: Path | None = None
+    extra: dict = field(default_factory=dict)
+
+    def manage(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path else ""
+
+    def http(self, token: str | None, **headers: str) -> httpx2.AsyncClient:
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120))
+
+    @asynccontextmanager
+    async def client(self, name: str = "alice", *, mode: str = "legacy", **kwargs):
+        """An SDK client connected through the gateway as the named client."""
+        transport = streamable_http_client(
+            self.url, http_client=self.http(self.tokens[name]), max_sse_event_size=None
+        )
+        async with Client(transport, mode=mode, **kwargs) as client:
+            yield client
+
+
+def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: str) -> LiveGateway:
+    """Migrate a fresh database, add upstreams and clients, and start daphne."""
+    port = free_port()
+    environment = {
+        **os.environ,
+        "LOCALROUTER_DATA_DIR": str(tmp),
+        "LOCALROUTER_ALLOWED_ORIGINS": "http://127.0.0.1:*,https://allowed.example",
+        **env,
+    }
+    environment.pop("DATABASE_URL", None)
+    live = LiveGateway(url=f"http://127.0.0.1:{port}/mcp", data_dir=tmp, env=environment, tokens={})
+    migrated = live.manage("migrate", "--noinput")
+    assert migrated.returncode == 0, migrated.stderr
+    spec = json.dumps({"upstreams": upstreams, "clients": clients})
+    script = f"SPEC = {spec!r}\n" + SETUP
+    created = live.manage("shell", "--no-imports", "-c", script)
+    assert created.returncode == 0, created.stderr
+    line = next(x for x in created.stdout.splitlines() if x.startswith("TOKENS="))
+    live.tokens = json.loads(line.removeprefix("TOKENS="))
+    live.log_path = tmp / "daphne.log"
+    with live.log_path.open("wb") as log:
+        live.process = subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "daphne"),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "localrouter.asgi:application",
+            ],
+            cwd=ROOT,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    wait_for_port(live.process, port, 30)
+    return live
+
+
+def stop_gateway(live: LiveGateway) -> None:
+    if live.process is not None:
+        stop_process(live.process)
+
+
+def stdio_upstream(name: str, script: str, *args: str, timeout: float = 60.0) -> dict:
+    return {
+        "name": name,
+        "transport": "stdio",
+        "command": sys.executable,
+        "args": [str(SERVERS / script), *args],
+        "timeout_seconds": timeout,
+    }
+
+
+ECHO = str(ECHO_SERVER)

@@ -1,0 +1,47 @@
+"""A crashing, hanging or missing upstream fails only its own calls, within its timeout."""
+
+import time
+
+import pytest
+
+from tests.e2e.conftest import UPSTREAM_TIMEOUT
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_an_upstream_killed_mid_call_gives_a_tool_error_and_then_restarts(live):
+    async with live.client("alice") as client:
+        assert (await client.call_tool("faulty__echo", {"text": "before"})).content[
+            0
+        ].text == "before"
+        crashed = await client.call_tool("faulty__crash", {})
+        assert crashed.is_error
+        assert "faulty" in crashed.content[0].text
+        other = await client.call_tool("time__get_current_time", {"timezone": "UTC"})
+        assert not other.is_error
+        after = await client.call_tool("faulty__echo", {"text": "after"})
+        assert not after.is_error and after.content[0].text == "after"
+
+
+async def test_an_upstream_that_never_answers_times_out_with_a_tool_error(live):
+    async with live.client("alice") as client:
+        started = time.monotonic()
+        result = await client.call_tool("faulty__hang", {})
+        elapsed = time.monotonic() - started
+        assert result.is_error
+        assert "timed out" in result.content[0].text.lower()
+        assert elapsed < UPSTREAM_TIMEOUT + 5
+        assert (await client.call_tool("faulty__echo", {"text": "still here"})).content[
+            0
+        ].text == "still here"
+
+
+async def test_an_upstream_that_fails_to_start_is_reported_and_the_others_work(live):
+    async with live.client("alice") as client:
+        listed = await client.list_tools()
+        assert not any(tool.name.startswith("broken__") for tool in listed.tools)
+        unavailable = (listed.meta or {}).get("localrouter/unavailable", {})
+        assert "broken" in unavailable
+        assert "closed the connection during the handshake" in unavailable["broken"]
+        assert not (await client.call_tool("everything__echo", {"message": "ok"})).is_error
+    assert "upstream 'broken' is unavailable" in live.log()

@@ -1,0 +1,209 @@
+"""Format-aware chunking: line ranges, titles, outlines, and size bounds."""
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from indexing.chunker import DocumentFormat, chunk_document, detect_format
+from indexing.chunker.sizing import MAX_CHUNK_CHARS
+from indexing.text import LINE_PART_CHARS
+
+MARKDOWN = """\
+Intro before any heading.
+
+# Guide
+
+Welcome.
+
+## Install
+
+```bash
+# this is a shell comment, not a heading
+pip install thing
+```
+
+### From source
+
+Clone it.
+
+# API
+Calls.
+"""
+
+
+def test_markdown_chunks_are_titled_by_heading_breadcrumbs() -> None:
+    document = chunk_document(MARKDOWN)
+    assert document.format is DocumentFormat.MARKDOWN
+    titles = [chunk.title for chunk in document.chunks]
+    assert titles == [
+        "Preamble",
+        "Guide",
+        "Guide > Install",
+        "Guide > Install > From source",
+        "API",
+    ]
+
+
+def test_markdown_chunks_keep_their_line_ranges() -> None:
+    document = chunk_document(MARKDOWN)
+    lines = MARKDOWN.splitlines()
+    for chunk in document.chunks:
+        assert chunk.body == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+
+
+def test_a_heading_inside_a_code_fence_is_not_a_heading() -> None:
+    document = chunk_document(MARKDOWN)
+    assert [entry.title for entry in document.outline] == ["Guide", "Install", "From source", "API"]
+    install = next(chunk for chunk in document.chunks if chunk.title == "Guide > Install")
+    assert "# this is a shell comment, not a heading" in install.body
+
+
+def test_markdown_outline_records_heading_lines_and_depths() -> None:
+    outline = chunk_document(MARKDOWN).outline
+    assert [(entry.line, entry.depth) for entry in outline] == [(3, 0), (7, 1), (14, 2), (18, 0)]
+
+
+def test_a_fenced_code_block_that_fits_a_chunk_is_kept_whole() -> None:
+    code = "\n".join(f"    value_{i} = compute({i})" for i in range(80))  # ~2.3 KB
+    text = "# Title\n\n" + "Some prose.\n" * 60 + "\n```python\n" + code + "\n```\n\nAfter.\n"
+    chunks = chunk_document(text).chunks
+    fence = "```python\n" + code + "\n```"
+    assert any(fence in chunk.body for chunk in chunks)
+
+
+def test_a_huge_code_block_is_split_so_no_chunk_is_giant() -> None:
+    code = "\n".join(f"line_{i} = {i}" for i in range(5000))
+    chunks = chunk_document("# Big\n\n```\n" + code + "\n```\n").chunks
+    assert len(chunks) > 1
+    assert all(len(chunk.body) <= MAX_CHUNK_CHARS for chunk in chunks)
+
+
+def test_setext_headings_are_headings() -> None:
+    document = chunk_document("Title\n=====\n\ntext\n\nSub\n---\nmore\n")
+    assert [chunk.title for chunk in document.chunks] == ["Title", "Title > Sub"]
+
+
+def test_json_is_pretty_printed_once_and_served_as_those_lines() -> None:
+    value = {"b": [1, 2.5, None, True], "a": {"x": "é\u2028"}, "e": {}, "f": []}
+    document = chunk_document(json.dumps(value, separators=(",", ":")))
+    assert document.format is DocumentFormat.JSON
+    assert document.lines == json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda children: st.lists(children) | st.dictionaries(st.text(), children),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(), json_values) | st.lists(json_values))
+def test_json_lines_always_equal_json_dumps_with_indent_2(value: object) -> None:
+    document = chunk_document(json.dumps(value))
+    assert document.lines == json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+    for chunk in document.chunks:
+        if chunk.part is None:
+            assert chunk.body == "\n".join(document.lines[chunk.start_line - 1 : chunk.end_line])
+
+
+def test_json_array_items_are_titled_by_their_identity_field() -> None:
+    items = [{"id": i, "name": f"repo-{i}", "description": "d" * 2500} for i in range(3)]
+    chunks = chunk_document(json.dumps({"repositories": items})).chunks
+    titles = [chunk.title for chunk in chunks]
+    assert "$.repositories[1] (repo-1 (id=1))" in titles
+
+
+def test_small_json_array_items_are_batched_and_named() -> None:
+    items = [{"id": i, "title": f"Issue {i}", "body": "text " * 40} for i in range(40)]
+    chunks = chunk_document(json.dumps({"issues": items, "total": 40})).chunks
+    batches = [chunk for chunk in chunks if chunk.title.startswith("$.issues: ")]
+    assert 1 < len(batches) < 40
+    assert "[0] Issue 0 (id=0)" in batches[0].title
+    assert all(len(chunk.body) <= MAX_CHUNK_CHARS for chunk in chunks)
+
+
+def test_json_outline_lists_top_level_keys_first() -> None:
+    document = chunk_document(json.dumps({"data": {"items": [1]}, "meta": {"page": 1}}))
+    top = [(entry.line, entry.title) for entry in document.outline if entry.depth == 0]
+    assert top == [(2, "data"), (7, "meta")]
+
+
+def test_code_is_chunked_by_top_level_definition_with_its_decorators() -> None:
+    source = (
+        "import os\n\n\n# Helper for things.\n@cache\ndef helper(x):\n    return x\n\n\n"
+        "class Service:\n    def run(self):\n        pass\n"
+    )
+    document = chunk_document(source)
+    assert document.format is DocumentFormat.CODE
+    assert [(c.title, c.start_line, c.end_line) for c in document.chunks] == [
+        ("(module header)", 1, 1),
+        ("def helper(x)", 4, 7),
+        ("class Service", 10, 12),
+    ]
+    assert [(entry.line, entry.title) for entry in document.outline] == [
+        (6, "def helper(x)"),
+        (10, "class Service"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1}', DocumentFormat.JSON),
+        ("[1, 2]", DocumentFormat.JSON),
+        ("# Title\n\nText.\n", DocumentFormat.MARKDOWN),
+        ("package main\n\nfunc main() {\n\tfmt.Println(1)\n}\n", DocumentFormat.CODE),
+        ("use std::io;\n\npub fn main() {\n    let x = 1;\n}\n", DocumentFormat.CODE),
+        ("export function f(a) {\n  return a;\n}\n", DocumentFormat.CODE),
+        ("# comment\nimport os\n\ndef f():\n    pass\n", DocumentFormat.CODE),
+        ("2024-01-01 INFO started\n2024-01-01 WARN slow\n", DocumentFormat.TEXT),
+        ('"just a string"', DocumentFormat.TEXT),
+        ("{not json", DocumentFormat.TEXT),
+    ],
+)
+def test_detect_format_tells_formats_apart(text: str, expected: DocumentFormat) -> None:
+    assert detect_format(text) is expected
+
+
+def test_log_lines_are_cut_into_overlapping_windows() -> None:
+    log = "\n".join(f"2024-01-01T00:00:{i % 60:02d} INFO request {i} served" for i in range(500))
+    chunks = chunk_document(log).chunks
+    assert len(chunks) > 5
+    assert all(len(chunk.body) <= MAX_CHUNK_CHARS for chunk in chunks)
+    assert chunks[1].start_line <= chunks[0].end_line  # windows overlap
+    assert chunks[-1].end_line == 500
+
+
+def test_plain_text_paragraphs_become_chunks_titled_by_their_first_line() -> None:
+    text = "First paragraph here.\nStill first.\n\nSecond paragraph.\n"
+    chunks = chunk_document(text).chunks
+    assert chunks[0].title == "First paragraph here."
+    assert (chunks[0].start_line, chunks[0].end_line) == (1, 4)
+    assert chunk_document(text).outline == []
+
+
+def test_a_huge_single_line_is_split_into_read_sized_parts() -> None:
+    chunks = chunk_document("x" * (LINE_PART_CHARS * 3 + 5)).chunks
+    assert [(c.start_line, c.end_line, c.part, len(c.body)) for c in chunks] == [
+        (1, 1, 1, LINE_PART_CHARS),
+        (1, 1, 2, LINE_PART_CHARS),
+        (1, 1, 3, LINE_PART_CHARS),
+        (1, 1, 4, 5),
+    ]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.sampled_from(["# H", "## H2", "```", "~~~", "", "def f():", "text", "{", "x" * 3500]),
+        max_size=60,
+    )
+)
+def test_no_chunk_is_giant_and_every_range_is_inside_the_document(pieces: list[str]) -> None:
+    document = chunk_document("\n".join(pieces))
+    for chunk in document.chunks:
+        assert len(chunk.body) <= MAX_CHUNK_CHARS
+        assert 1 <= chunk.start_line <= chunk.end_line <= len(document.lines)

@@ -1,0 +1,185 @@
+"""SessionStore: indexing, ranked search, line reads, eviction, and resilience."""
+
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexing.errors import IndexToolError, LabelEvictedError
+from indexing.labels import LabelCounter
+from indexing.store import DocumentTooLargeError, SessionStore
+
+GUIDE = """\
+# Installation
+
+Run the installer and restart the shell.
+
+# Configuration
+
+Set DATABASE_URL to point at PostgreSQL. The getUserById helper reads users.
+
+# Troubleshooting
+
+If migrations fail, check the database permissions.
+"""
+
+
+@pytest.fixture
+def store() -> SessionStore:
+    store = SessionStore()
+    store.add("docs__read:1", GUIDE, tool="docs__read", run=1)
+    return store
+
+
+def test_add_reports_lines_chunks_bytes_and_time() -> None:
+    stats = SessionStore().add("t:1", GUIDE, tool="t", run=1)
+    assert (stats.label, stats.lines, stats.chunks) == ("t:1", 11, 3)
+    assert stats.bytes == len(GUIDE.encode())
+    assert stats.seconds >= 0
+
+
+def test_search_ranks_the_matching_section_first(store: SessionStore) -> None:
+    hits = store.search("database permissions")
+    assert hits[0].title == "Troubleshooting"
+    assert (hits[0].label, hits[0].start_line, hits[0].end_line) == ("docs__read:1", 9, 11)
+
+
+def test_search_matches_word_stems(store: SessionStore) -> None:
+    assert store.search("installing")[0].title == "Installation"
+
+
+def test_search_finds_substrings_of_identifiers(store: SessionStore) -> None:
+    assert store.search("UserBy")[0].title == "Configuration"
+
+
+def test_titles_weigh_more_than_bodies() -> None:
+    store = SessionStore()
+    store.add("a:1", "# Notes\n\nconfiguration is mentioned here once.\n", tool="a")
+    store.add("b:1", "# Configuration\n\nNothing else.\n", tool="b")
+    assert store.search("configuration")[0].label == "b:1"
+
+
+def test_search_keeps_only_labels_starting_with_the_source(store: SessionStore) -> None:
+    store.add("other__tool:1", "# Installation\n\nOther installer.\n", tool="other__tool")
+    assert {hit.label for hit in store.search("installer", source="other__")} == {"other__tool:1"}
+    assert store.search("installer", source="nothing") == []
+
+
+def test_read_lines_returns_numbered_slices(store: SessionStore) -> None:
+    slices = store.read_lines("docs__read:1", 5, 7, max_chars=10_000)
+    assert [(piece.number, piece.text) for piece in slices] == [
+        (5, "# Configuration"),
+        (6, ""),
+        (7, "Set DATABASE_URL to point at PostgreSQL. The getUserById helper reads users."),
+    ]
+
+
+def test_a_label_is_never_indexed_twice(store: SessionStore) -> None:
+    with pytest.raises(ValueError, match="already in use"):
+        store.add("docs__read:1", "again", tool="docs__read")
+
+
+def test_oldest_documents_are_evicted_to_stay_within_the_bound() -> None:
+    store = SessionStore(max_bytes=10_000)
+    for run in range(1, 4):
+        store.add(f"t:{run}", f"document {run}\n" + "filler words\n" * 300, tool="t", run=run)
+    assert store.labels() == ["t:3", "t:2"][::-1]
+    assert store.total_bytes <= 10_000
+    assert store.evicted_labels() == ["t:1"]
+
+
+def test_reading_an_evicted_label_says_it_was_evicted() -> None:
+    store = SessionStore(max_bytes=5_000)
+    store.add("t:1", "old\n" * 1000, tool="t")
+    store.add("t:2", "new\n" * 1000, tool="t")
+    with pytest.raises(LabelEvictedError, match='"t:1" was evicted'):
+        store.document("t:1")
+    assert store.search("old") == []
+
+
+def test_an_unknown_label_error_names_the_closest_labels(store: SessionStore) -> None:
+    with pytest.raises(IndexToolError, match='Closest labels: "docs__read:1"'):
+        store.document("docs__read:2")
+
+
+def test_a_document_larger_than_the_whole_bound_is_refused() -> None:
+    store = SessionStore(max_bytes=100)
+    with pytest.raises(DocumentTooLargeError):
+        store.add("t:1", "x" * 200, tool="t")
+    assert store.labels() == []
+
+
+def test_documents_above_the_trigram_bound_are_still_searchable_by_word() -> None:
+    store = SessionStore(trigram_max_bytes=10)
+    store.add("t:1", "alpha beta gamma\n" * 10, tool="t")
+    assert store.search("beta")[0].label == "t:1"
+
+
+def test_label_counter_numbers_runs_per_tool_from_one_and_never_reuses_them() -> None:
+    counter = LabelCounter()
+    labels = [counter.next_label(tool).text for tool in ("a", "b", "a", "a")]
+    assert labels == ["a:1", "b:1", "a:2", "a:3"]
+
+
+def test_label_counter_is_safe_across_threads() -> None:
+    counter = LabelCounter()
+    seen: list[int] = []
+    workers = [
+        threading.Thread(
+            target=lambda: seen.extend(counter.next_label("t").run for _ in range(500))
+        )
+        for _ in range(4)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sorted(seen) == list(range(1, 2001))
+
+
+hostile_text = st.text() | st.sampled_from(
+    [
+        '"',
+        '""',
+        "*",
+        "NEAR(",
+        "^",
+        "-",
+        "AND",
+        "OR NOT",
+        "title:x",
+        "\x00",
+        "😀",
+        "\ud800",
+        "a" * 5000,
+    ]
+)
+
+
+def test_hostile_queries_and_sources_never_fail_nor_damage_the_store() -> None:
+    store = SessionStore()
+    store.add("docs__read:1", GUIDE, tool="docs__read", run=1)
+
+    @settings(max_examples=300, deadline=None)
+    @given(query=hostile_text, source=st.none() | hostile_text, limit=st.integers(-5, 50))
+    def search_anything(query: str, source: str | None, limit: int) -> None:
+        store.search(query, source=source, limit=limit)
+
+    search_anything()
+    assert store.search("permissions")[0].title == "Troubleshooting"
+
+
+def test_binary_and_broken_unicode_content_is_indexed_and_readable() -> None:
+    store = SessionStore()
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.binary().map(lambda data: data.decode("utf-8", "surrogateescape")) | st.text())
+    def index_anything(content: str) -> None:
+        label = f"bin:{len(store.labels()) + len(store.evicted_labels()) + 1}"
+        stats = store.add(label, content + "\x00\ud800 marker", tool="bin")
+        store.read_lines(label, 1, stats.lines, max_chars=100_000)
+
+    index_anything()
+    store.add("docs__read:1", GUIDE, tool="docs__read", run=1)
+    assert store.search("permissions")[0].title == "Troubleshooting"
