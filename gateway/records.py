@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from asgiref.sync import sync_to_async
 
 from gateway.session import GatewaySession
-from indexing.models import SessionRecord
+from indexing.models import IndexedLabel, SessionRecord
 
 logger = logging.getLogger(__name__)
 FLUSH_SECONDS = 10.0
@@ -35,9 +35,29 @@ def _fields(session: GatewaySession, *, ended: bool) -> dict:
     }
 
 
-def _write(rows: list[tuple[str, dict]]) -> None:
-    for key, fields in rows:
-        SessionRecord.objects.update_or_create(key=key, defaults=fields)
+def _labels(session: GatewaySession) -> list[dict]:
+    return [
+        {
+            "label": s.label,
+            "tool": s.tool,
+            "run": s.run,
+            "original_bytes": s.original_bytes,
+            "delivered_bytes": s.delivered_bytes,
+            "lines": s.lines,
+            "chunks": s.chunks,
+            "seconds_to_index": s.seconds,
+        }
+        for s in session.indexed_labels()
+    ]
+
+
+def _write(rows: list[tuple[str, dict, list[dict]]]) -> None:
+    for key, fields, labels in rows:
+        record, _ = SessionRecord.objects.update_or_create(key=key, defaults=fields)
+        known = set(record.labels.values_list("label", flat=True))
+        IndexedLabel.objects.bulk_create(
+            IndexedLabel(session=record, **label) for label in labels if label["label"] not in known
+        )
 
 
 class SessionRecorder:
@@ -66,7 +86,7 @@ class SessionRecorder:
     async def flush(self) -> None:
         """Write every pending change now."""
         pending, self._dirty = self._dirty, {}
-        rows = [(key, _fields(s, ended=ended)) for key, (s, ended) in pending.items()]
+        rows = [(key, _fields(s, ended=ended), _labels(s)) for key, (s, ended) in pending.items()]
         if not rows:
             return
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from contextvars import ContextVar
 
@@ -47,6 +48,7 @@ class Gateway:
         self.sessions: dict[str, GatewaySession] = {}
         self.recorder = SessionRecorder()
         self.bus = InMemorySubscriptionBus()
+        self._sweeper: asyncio.Task | None = None
         self.server = build_server(self, self.bus)
         self.host = McpHost(
             self.server,
@@ -105,10 +107,22 @@ class Gateway:
             connection.exit_stack.push_async_callback(session.aclose)
         self.sessions[key] = session
         self.recorder.changed(session)
+        if stateless and self._sweeper is None:
+            self._sweeper = asyncio.create_task(self._expire_idle_clients(), name="expire-clients")
         logger.info(
             "session %s started for client %r (%s)", key[:8], identity.name, ctx.protocol_version
         )
         return session
+
+    async def _expire_idle_clients(self) -> None:
+        """End 2026-07-28 clients' gateway sessions (and their stores) once they go idle."""
+        timeout = settings.MCP_SESSION_IDLE_TIMEOUT
+        while True:
+            await asyncio.sleep(min(30.0, timeout / 2))
+            now = time.monotonic()
+            for session in list(self.sessions.values()):
+                if session.connection is None and now - session.last_activity > timeout:
+                    await session.aclose()
 
     async def session_ended(self, session: GatewaySession) -> None:
         self.sessions.pop(session.key, None)
@@ -124,6 +138,8 @@ class Gateway:
 
     async def aclose(self) -> None:
         """End every session, stop upstream processes, write pending records."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         await self.host.aclose()
         for session in list(self.sessions.values()):
             await session.aclose()

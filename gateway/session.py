@@ -19,6 +19,9 @@ from mcp.shared.exceptions import MCPError
 from gateway.catalog import MergedCatalog, merge
 from gateway.identity import ClientIdentity
 from gateway.upstreams import UpstreamError
+from indexing.compressor import ResponseCompressor
+from indexing.store import SessionStore
+from indexing.tool_results import compress_result, index_tools, run_index_tool, strip_output_schema
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +71,14 @@ class GatewaySession:
         self._catalog: MergedCatalog | None = None
         self._catalog_version = -1
         self.connection: Any = None  # the SDK connection, for change notifications
+        self._store: SessionStore | None = None
+
+    @property
+    def store(self) -> SessionStore:
+        """This session's index of large responses, created on first use."""
+        if self._store is None:
+            self._store = SessionStore()
+        return self._store
 
     def touch(self) -> None:
         self.last_activity = time.monotonic()
@@ -83,9 +94,18 @@ class GatewaySession:
             self._catalog_version = listings.version
         return self._catalog
 
+    def indexed_labels(self) -> list:
+        """Statistics of the responses this session indexed."""
+        return list(self._store.stats) if self._store is not None else []
+
     async def visible_tools(self) -> list[types.Tool]:
-        """The tools this client sees in `tools/list`."""
-        return (await self.catalog()).tools
+        """The tools this client sees in `tools/list`, with IndexSearch/IndexRead when indexing."""
+        tools = (await self.catalog()).tools
+        settings = self.identity.settings
+        if not settings.indexing_enabled:
+            return tools
+        virtual = index_tools(settings.search_tool_name, settings.read_tool_name)
+        return [*(strip_output_schema(tool) for tool in tools), *virtual]
 
     def sees_upstream(self, name: str) -> bool:
         return self._catalog is not None and (
@@ -101,6 +121,14 @@ class GatewaySession:
             MCPError: the tool does not exist for this client (same message either way).
         """
         self.touch()
+        settings = self.identity.settings
+        if settings.indexing_enabled and name in (
+            settings.search_tool_name,
+            settings.read_tool_name,
+        ):
+            self.stats.calls[name] += 1
+            search = name == settings.search_tool_name
+            return await run_index_tool(self.store, search=search, arguments=arguments)
         route = (await self.catalog()).route_tool(name)
         if route is None:
             raise MCPError(code=types.INVALID_PARAMS, message=UNKNOWN_TOOL.format(name=name))
@@ -112,11 +140,20 @@ class GatewaySession:
         except UpstreamError as error:
             self.stats.errors += 1
             return tool_error(f"Upstream {upstream!r} failed: {error}")
-        size = result_size(result)
-        self.stats.bytes_from_upstreams += size
-        self.stats.bytes_to_client += size
+        self.stats.bytes_from_upstreams += result_size(result)
         if result.is_error:
             self.stats.errors += 1
+        elif settings.indexing_enabled:
+            result, _ = await compress_result(
+                result,
+                ResponseCompressor(self.store),
+                tool_name=name,
+                threshold=settings.response_threshold,
+                search_tool=settings.search_tool_name,
+                read_tool=settings.read_tool_name,
+            )
+        self.stats.bytes_to_client += result_size(result)
+        self.gateway.recorder.changed(self)
         return result
 
     async def read_resource(self, uri: str) -> types.ReadResourceResult:
@@ -179,3 +216,5 @@ class GatewaySession:
         if not self.closed:
             self.closed = True
             await self.gateway.session_ended(self)
+            if self._store is not None:
+                self._store.close()

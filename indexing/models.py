@@ -29,3 +29,26 @@ class SessionRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.client_label} {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class IndexedLabel(models.Model):
+    """One response indexed in a session: its statistics, never its content."""
+
+    session = models.ForeignKey(SessionRecord, on_delete=models.CASCADE, related_name="labels")
+    label = models.CharField(max_length=300)
+    tool = models.CharField(max_length=200)
+    run = models.PositiveIntegerField()
+    original_bytes = models.BigIntegerField()
+    delivered_bytes = models.BigIntegerField()
+    lines = models.PositiveIntegerField()
+    chunks = models.PositiveIntegerField()
+    seconds_to_index = models.FloatField()
+
+    class Meta:
+        ordering = ["session", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "label"], name="unique_label_per_session")
+        ]
+
+    def __str__(self) -> str:
+        return self.label

@@ -3,6 +3,7 @@
 import sys
 from pathlib import Path
 
+import django.db.models.query as django_query
 import pytest
 
 from tests.e2e.live import NODE_BIN, start_gateway, stdio_upstream, stop_gateway
@@ -18,8 +19,22 @@ def echo_http():
 
 
 @pytest.fixture(scope="session")
-def live(tmp_path_factory, echo_http):
+def shared_files(tmp_path_factory):
+    """A folder the filesystem upstream serves, holding a large real file."""
+    folder = tmp_path_factory.mktemp("shared")
+    (folder / "query.py").write_text(Path(django_query.__file__).read_text())
+    return folder
+
+
+@pytest.fixture(scope="session")
+def live(tmp_path_factory, echo_http, shared_files):
     upstreams = [
+        {
+            "name": "files",
+            "transport": "stdio",
+            "command": str(NODE_BIN / "mcp-server-filesystem"),
+            "args": [str(shared_files)],
+        },
         {
             "name": "everything",
             "transport": "stdio",
@@ -38,6 +53,7 @@ def live(tmp_path_factory, echo_http):
     clients = [
         {"name": "alice"},
         {"name": "bob", "upstreams": ["time"]},
+        {"name": "dave", "set": {"indexing_enabled": False}},
         {"name": "carol", "set": {"tool_deny_patterns": "echohttp__add*"}},
         {"name": "revoked", "set": {"is_active": False}},
     ]

@@ -26,14 +26,14 @@ async def test_tools_of_three_real_upstreams_are_listed_and_called(live, mode):
 async def test_instructions_name_the_upstreams_and_the_unavailable_one(live, mode):
     async with live.client("alice", mode=mode) as client:
         assert client.instructions is not None
-        assert "Upstream servers: echohttp, everything, faulty, time." in client.instructions
+        assert "Upstream servers: echohttp, everything, faulty, files, time." in client.instructions
         assert "Unavailable: broken" in client.instructions
 
 
 async def test_a_client_sees_only_its_upstreams_and_cannot_call_others(live):
     async with live.client("bob") as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
-        assert names == {"time__get_current_time", "time__convert_time"}
+        assert names == {"time__get_current_time", "time__convert_time", "IndexSearch", "IndexRead"}
         with pytest.raises(Exception, match="Unknown tool: everything__echo"):
             await client.call_tool("everything__echo", {"message": "x"})
         with pytest.raises(Exception, match="Unknown tool: nothing__here"):

@@ -1,0 +1,149 @@
+"""Context management on MCP tool results: compress large ones, serve IndexSearch/IndexRead.
+
+Plain Python over the SDK's types; the gateway session calls these.
+
+Structured content: when a result is compressed, its `structuredContent` (which
+duplicates the text) is dropped with the text, so the client never receives the
+whole payload again. To keep such a result valid, the gateway lists tools without
+their `outputSchema` to clients that have indexing on (see `strip_output_schema`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import mcp_types as types
+
+from indexing.compressor import ResponseCompressor
+from indexing.errors import IndexToolError
+from indexing.read import DEFAULT_READ_LINES, format_read
+from indexing.search import DEFAULT_HITS, MAX_HITS, format_search
+from indexing.stats import CompressionStats
+from indexing.store import SessionStore
+
+
+def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
+    """The two virtual tools every session with indexing on sees."""
+    search = types.Tool(
+        name=search_name,
+        title="Search indexed content",
+        description=(
+            "Search large tool responses (and the tool catalog) that were indexed instead of "
+            "being returned in full. Ask several questions in one call. Each hit shows its "
+            "label, the lines it covers and up to ~3,000 characters of context; read more "
+            f"with {read_name}."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "queries": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "minItems": 1,
+                    "description": "Search terms, one string per question.",
+                },
+                "source": {
+                    "type": "string",
+                    "description": "Only labels starting with this, e.g. a label from a "
+                    "'[Response compressed …]' notice, or 'mcp/' for the tool catalog.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_HITS,
+                    "default": DEFAULT_HITS,
+                    "description": f"Hits per query (default {DEFAULT_HITS}, at most {MAX_HITS}).",
+                },
+            },
+            "required": ["queries"],
+        },
+        annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
+    read = types.Tool(
+        name=read_name,
+        title="Read indexed content",
+        description=(
+            "Read the numbered lines of an indexed response by its label. Returns up to 200 "
+            "lines (at most ~64 KB) and says how to continue."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "label": {"type": "string", "description": 'The label, e.g. "files__read_file:3".'},
+                "offset": {
+                    "type": "string",
+                    "description": 'First line to read: "N", or "N-M" for part M of a long line N.',
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "default": DEFAULT_READ_LINES,
+                    "description": f"Number of lines (default {DEFAULT_READ_LINES}).",
+                },
+            },
+            "required": ["label"],
+        },
+        annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
+    return [search, read]
+
+
+def strip_output_schema(tool: types.Tool) -> types.Tool:
+    """The tool as listed to a client whose large results may be compressed."""
+    return tool.model_copy(update={"output_schema": None}) if tool.output_schema else tool
+
+
+def text_result(text: str, *, error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=error)
+
+
+async def run_index_tool(
+    store: SessionStore, *, search: bool, arguments: dict | None
+) -> types.CallToolResult:
+    """Serve one IndexSearch or IndexRead call; bad arguments are tool errors."""
+    args = arguments or {}
+    try:
+        if search:
+            text = await asyncio.to_thread(
+                format_search, store, args.get("queries"), args.get("source"), args.get("limit")
+            )
+        else:
+            text = await asyncio.to_thread(
+                format_read, store, args.get("label"), args.get("offset"), args.get("limit")
+            )
+    except IndexToolError as error:
+        return text_result(error.message, error=True)
+    return text_result(text)
+
+
+async def compress_result(
+    result: types.CallToolResult,
+    compressor: ResponseCompressor,
+    *,
+    tool_name: str,
+    threshold: int,
+    search_tool: str,
+    read_tool: str,
+) -> tuple[types.CallToolResult, CompressionStats | None]:
+    """Index a large result's text and return the placeholder result, or the result as is.
+
+    Error results pass through; non-text parts (images, audio, resources) are kept.
+    """
+    if result.is_error:
+        return result, None
+    texts = [part.text for part in result.content if isinstance(part, types.TextContent)]
+    if sum(len(text) for text in texts) * 4 <= threshold:
+        return result, None  # surely small enough: skip the worker thread
+    placeholder, stats = await asyncio.to_thread(
+        compressor.compress,
+        tool_name,
+        "\n".join(texts),
+        threshold=threshold,
+        search_tool=search_tool,
+        read_tool=read_tool,
+    )
+    if placeholder is None:
+        return result, None
+    others = [part for part in result.content if not isinstance(part, types.TextContent)]
+    content = [types.TextContent(type="text", text=placeholder), *others]
+    return result.model_copy(update={"content": content, "structured_content": None}), stats

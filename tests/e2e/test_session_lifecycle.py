@@ -1,0 +1,98 @@
+"""Sessions are recorded off the hot path and expire when idle, freeing their stores."""
+
+import json
+
+import anyio
+import pytest
+
+from tests.e2e.live import start_gateway, stdio_upstream, stop_gateway
+
+pytestmark = pytest.mark.anyio
+IDLE_SECONDS = 2
+
+RECORDS = """
+import json
+from indexing.models import SessionRecord
+rows = [
+    {"client": r.client_label, "calls": r.call_count, "ended": r.ended_at is not None,
+     "software": r.client_software, "protocol": r.protocol_version,
+     "labels": [(l.label, l.original_bytes, l.delivered_bytes) for l in r.labels.all()],
+     "by_tool": r.calls_by_tool}
+    for r in SessionRecord.objects.order_by("started_at")
+]
+print("ROWS=" + json.dumps(rows))
+"""
+
+
+def records(live) -> list[dict]:
+    out = live.manage("shell", "--no-imports", "-c", RECORDS)
+    assert out.returncode == 0, out.stderr
+    return json.loads(next(x for x in out.stdout.splitlines() if x.startswith("ROWS="))[5:])
+
+
+async def wait_for(predicate, seconds: float = 15):
+    with anyio.fail_after(seconds):
+        while not (value := await anyio.to_thread.run_sync(predicate)):
+            await anyio.sleep(0.2)
+        return value
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    gateway = start_gateway(
+        tmp_path_factory.mktemp("quick"),
+        [stdio_upstream("echo", "echo_server.py")],
+        [{"name": "erin", "set": {"response_threshold": 2048}}],
+        LOCALROUTER_SESSION_IDLE_TIMEOUT=str(IDLE_SECONDS),
+    )
+    try:
+        yield gateway
+    finally:
+        stop_gateway(gateway)
+
+
+async def test_a_session_leaves_a_record_with_its_calls_and_labels(quick):
+    async with quick.client("erin") as client:
+        await client.call_tool("echo__echo", {"text": "one"})
+        big = await client.call_tool("echo__big_text", {"size": 50_000})
+        assert big.content[0].text.startswith("[Response compressed — 50000 bytes")
+
+    def ended():
+        rows = [r for r in records(quick) if r["ended"] and r["calls"] == 2]
+        return rows[0] if rows else None
+
+    row = await wait_for(ended)
+    assert row["client"] == "erin"
+    assert row["protocol"] == "2025-11-25"
+    assert row["by_tool"] == {"echo__echo": 1, "echo__big_text": 1}
+    [(label, original, delivered)] = row["labels"]
+    assert label.startswith("echo__big_text:") and original == 50_000 and delivered < 3_000
+
+
+async def test_an_idle_session_expires_and_its_id_then_gets_404(quick):
+    async with quick.http(quick.tokens["erin"]) as http:
+        opened = await http.post(
+            quick.url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "idle", "version": "1"},
+                },
+            },
+            headers={"Accept": "application/json, text/event-stream"},
+        )
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Mcp-Session-Id": opened.headers["mcp-session-id"],
+            "MCP-Protocol-Version": "2025-06-18",
+        }
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        assert (await http.post(quick.url, json=ping, headers=headers)).status_code == 200
+        # Idle means no request at all, so this waits out the timeout instead of polling.
+        await anyio.sleep(IDLE_SECONDS * 2)
+        status = (await http.post(quick.url, json=ping, headers=headers)).status_code
+    assert status == 404
