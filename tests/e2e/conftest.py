@@ -1,5 +1,6 @@
 """One LocalRouter on loopback for the end-to-end tests, with real upstream servers."""
 
+import gzip
 import sys
 from pathlib import Path
 
@@ -10,6 +11,15 @@ from tests.e2e.live import NODE_BIN, start_gateway, stdio_upstream, stop_gateway
 from tests.fixtures.http_server import run_http_server
 
 UPSTREAM_TIMEOUT = 4.0
+# Real documents from this machine's packages (Debian's, and the pinned venv and npm ones).
+REAL_DOCUMENTS = {
+    "query.py": Path(django_query.__file__),
+    "bash.1": Path("/usr/share/man/man1/bash.1.gz"),
+    "coreutils.changelog": Path("/usr/share/doc/coreutils/changelog.Debian.gz"),
+    "package-lock.json": NODE_BIN.parent / ".package-lock.json",
+    "react-icons.min.js": NODE_BIN.parent
+    / "@radix-ui/react-icons/dist/react-icons.cjs.production.min.js",
+}
 
 
 @pytest.fixture(scope="session")
@@ -22,7 +32,10 @@ def echo_http():
 def shared_files(tmp_path_factory):
     """A folder the filesystem upstream serves, holding a large real file."""
     folder = tmp_path_factory.mktemp("shared")
-    (folder / "query.py").write_text(Path(django_query.__file__).read_text())
+    for name, source in REAL_DOCUMENTS.items():
+        opener = gzip.open if source.suffix == ".gz" else open
+        with opener(source, "rb") as original:
+            (folder / name).write_bytes(original.read())
     return folder
 
 
