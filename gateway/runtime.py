@@ -23,9 +23,10 @@ from gateway.host import McpHost
 from gateway.identity import ClientIdentity
 from gateway.listings import Listings
 from gateway.records import SessionRecorder
+from gateway.reverse_requests import CallerRegistry
 from gateway.server import build_server
 from gateway.session import GatewaySession
-from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamHooks, UpstreamPool
+from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +43,9 @@ class Gateway:
     """Everything one worker needs to serve MCP clients through its upstreams."""
 
     def __init__(self) -> None:
-        self.pool = UpstreamPool(hooks=UpstreamHooks(on_list_changed=self._on_list_changed))
+        self.callers = CallerRegistry()
+        hooks = self.callers.hooks(on_list_changed=self._on_list_changed, on_log=self._on_log)
+        self.pool = UpstreamPool(hooks=hooks)
         self.listings = Listings(self.pool)
         self.directory = directory
         self.sessions: dict[str, GatewaySession] = {}
@@ -135,6 +138,14 @@ class Gateway:
             if session.sees_upstream(upstream):
                 await session.notify_list_changed(kind)
         await self.bus.publish(EVENTS[kind])
+
+    async def _on_log(self, upstream: str, params) -> None:
+        """Pass an upstream's log message on to the sessions that use it."""
+        message = params.model_copy(update={"logger": f"{upstream}/{params.logger or upstream}"})
+        data = message.model_dump(by_alias=True, mode="json", exclude_none=True)
+        for session in list(self.sessions.values()):
+            if session.connection is not None and session.sees_upstream(upstream):
+                await session.connection.notify("notifications/message", data)
 
     async def aclose(self) -> None:
         """End every session, stop upstream processes, write pending records."""

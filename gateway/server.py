@@ -45,7 +45,7 @@ def build_server(gateway: Gateway, bus: InMemorySubscriptionBus) -> GatewayServe
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         session = await gateway.session_for(ctx)
-        return await session.call_tool(params.name, params.arguments, ctx.session.report_progress)
+        return await session.call_tool(params.name, params.arguments, ctx)
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
         catalog = await (await gateway.session_for(ctx)).catalog()

@@ -113,7 +113,7 @@ class GatewaySession:
         )
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, progress
+        self, name: str, arguments: dict[str, Any] | None, ctx: Any
     ) -> types.CallToolResult:
         """Call a tool through its upstream; upstream failures become tool errors.
 
@@ -136,7 +136,10 @@ class GatewaySession:
         self.stats.calls[name] += 1
         try:
             connection = await self.gateway.connection(upstream)
-            result = await connection.call_tool(tool, arguments, progress_callback=progress)
+            with self.gateway.callers.calling(upstream, ctx):
+                result = await connection.call_tool(
+                    tool, arguments, progress_callback=ctx.session.report_progress
+                )
         except UpstreamError as error:
             self.stats.errors += 1
             return tool_error(f"Upstream {upstream!r} failed: {error}")

@@ -94,3 +94,42 @@ async def test_an_upstream_list_change_reaches_the_client_on_its_stream(live):
             await changed.wait()
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert "echohttp__fresh_tool" in names
+
+
+async def test_an_upstreams_sampling_request_reaches_the_calling_client(live):
+    async def sample(context, params: types.CreateMessageRequestParams):
+        asked = params.messages[0].content.text
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=f"model says: {asked}"),
+            model="test-model",
+        )
+
+    async with live.client("alice", sampling_callback=sample) as client:
+        result = await client.call_tool("echohttp__sample", {"prompt": "2+2?"})
+    assert not result.is_error
+    assert result.content[0].text == "model says: 2+2?"
+
+
+async def test_sampling_for_a_client_without_it_fails_fast_with_a_clear_error(live):
+    async with live.client("alice") as client:
+        with anyio.fail_after(10):
+            result = await client.call_tool("echohttp__sample", {"prompt": "2+2?"})
+    assert result.is_error
+    assert "does not support sampling" in result.content[0].text
+
+
+async def test_upstream_log_messages_reach_the_client(live):
+    received = anyio.Event()
+    seen = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        seen.append(params)
+        received.set()
+
+    async with live.client("alice", logging_callback=on_log) as client:
+        await client.call_tool("echohttp__log", {"message": "disk almost full"})
+        with anyio.fail_after(10):
+            await received.wait()
+    assert seen[0].data == "disk almost full"
+    assert seen[0].logger.startswith("echohttp/")
