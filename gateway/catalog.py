@@ -9,6 +9,10 @@ import mcp_types as types
 from gateway.identity import ClientIdentity
 from gateway.listings import UpstreamListing
 from gateway.naming import NameMap, ResourceUriMap
+from indexing.catalog_plan import CatalogPlan, ServerCatalog, plan_catalog
+from indexing.tool_results import index_tools, strip_output_schema
+
+UNBOUNDED = 1 << 62
 
 
 @dataclass
@@ -108,7 +112,37 @@ def merge(identity: ClientIdentity, listings: dict[str, UpstreamListing]) -> Mer
     return catalog
 
 
-def instructions_text(catalog: MergedCatalog, *, extra: str = "") -> str:
+def servers_of(catalog: MergedCatalog, *, strip_output: bool) -> list[ServerCatalog]:
+    """The catalog split back into its upstreams, with exposed names."""
+    servers = {name: ServerCatalog(name=name) for name in catalog.upstreams}
+    for tool in catalog.tools:
+        shown = strip_output_schema(tool) if strip_output else tool
+        servers[catalog.tool_names.resolve(tool.name)[0]].tools.append(shown)
+    for prompt in catalog.prompts:
+        servers[catalog.prompt_names.resolve(prompt.name)[0]].prompts.append(prompt)
+    for resource in catalog.resources:
+        servers[catalog.resource_uris.resolve(str(resource.uri))[0]].resources.append(resource)
+    for template in catalog.templates:
+        servers[catalog.template_uris.resolve(template.uri_template)[0]].templates.append(template)
+    for name, text in catalog.instructions.items():
+        servers[name].instructions = text
+    return list(servers.values())
+
+
+def plan_for(identity: ClientIdentity, catalog: MergedCatalog) -> CatalogPlan | None:
+    """The client's catalog plan, or None when indexing is off (the full catalog is shown)."""
+    settings = identity.settings
+    if not settings.indexing_enabled:
+        return None
+    threshold = settings.catalog_threshold if settings.catalog_indexing_enabled else UNBOUNDED
+    return plan_catalog(
+        servers_of(catalog, strip_output=True),
+        threshold=threshold,
+        fixed_tools=index_tools(settings.search_tool_name, settings.read_tool_name),
+    )
+
+
+def instructions_text(catalog: MergedCatalog, plan: CatalogPlan | None) -> str:
     """The gateway's `initialize` instructions: which upstreams are here, and theirs."""
     lines = ["LocalRouter gateway. Tools are named '<upstream>__<tool>'."]
     if catalog.upstreams:
@@ -117,8 +151,9 @@ def instructions_text(catalog: MergedCatalog, *, extra: str = "") -> str:
         lines.append("No upstream server is available to this client.")
     for name, error in catalog.unavailable.items():
         lines.append(f"Unavailable: {name} ({error}).")
-    if extra:
-        lines.append(extra)
-    for name, text in catalog.instructions.items():
+    if plan is not None and plan.directory:
+        lines.append(plan.directory)
+    texts = plan.instructions if plan is not None else catalog.instructions
+    for name, text in texts.items():
         lines.append(f"\n## {name}\n{text.strip()}")
     return "\n".join(lines)

@@ -17,7 +17,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gateway.catalog import instructions_text, merge
+from gateway.catalog import instructions_text, merge, plan_for
 from gateway.directory import directory
 from gateway.host import McpHost
 from gateway.identity import ClientIdentity
@@ -73,10 +73,12 @@ class Gateway:
     async def instructions_for_identity(self, identity: ClientIdentity) -> str:
         specs = await self.directory.specs()
         wanted = [s for n, s in specs.items() if identity.may_use_upstream(n)]
-        return instructions_text(merge(identity, await self.listings.get(wanted)))
+        catalog = merge(identity, await self.listings.get(wanted))
+        return instructions_text(catalog, plan_for(identity, catalog))
 
     async def instructions_for(self, ctx) -> str:
-        return await self.instructions_for_identity((await self.session_for(ctx)).identity)
+        view = await (await self.session_for(ctx)).view()
+        return instructions_text(view.catalog, view.plan)
 
     async def session_for(self, ctx) -> GatewaySession:
         """The gateway session behind an SDK request context, created on first use."""
@@ -135,8 +137,12 @@ class Gateway:
     async def _on_list_changed(self, upstream: str, kind: str) -> None:
         await self.listings.refresh(upstream)
         for session in list(self.sessions.values()):
-            if session.sees_upstream(upstream):
+            if session.connection is not None and session.sees_upstream(upstream):
                 await session.notify_list_changed(kind)
+        await self.publish_list_changed(kind)
+
+    async def publish_list_changed(self, kind: str) -> None:
+        """Tell 2026-07-28 listeners a list changed (they refetch; nothing else leaks)."""
         await self.bus.publish(EVENTS[kind])
 
     async def _on_log(self, upstream: str, params) -> None:

@@ -43,17 +43,18 @@ def build_server(gateway: Gateway, bus: InMemorySubscriptionBus) -> GatewayServe
         meta = {"localrouter/unavailable": catalog.unavailable} if catalog.unavailable else None
         return types.ListToolsResult(tools=await session.visible_tools(), _meta=meta)
 
+    async def view(ctx):
+        return await (await gateway.session_for(ctx)).view()
+
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         session = await gateway.session_for(ctx)
         return await session.call_tool(params.name, params.arguments, ctx)
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
-        catalog = await (await gateway.session_for(ctx)).catalog()
-        return types.ListResourcesResult(resources=catalog.resources)
+        return types.ListResourcesResult(resources=(await view(ctx)).resources())
 
     async def list_templates(ctx, params) -> types.ListResourceTemplatesResult:
-        catalog = await (await gateway.session_for(ctx)).catalog()
-        return types.ListResourceTemplatesResult(resource_templates=catalog.templates)
+        return types.ListResourceTemplatesResult(resource_templates=(await view(ctx)).templates())
 
     async def read_resource(
         ctx, params: types.ReadResourceRequestParams
@@ -62,8 +63,7 @@ def build_server(gateway: Gateway, bus: InMemorySubscriptionBus) -> GatewayServe
         return await session.read_resource(str(params.uri))
 
     async def list_prompts(ctx, params) -> types.ListPromptsResult:
-        catalog = await (await gateway.session_for(ctx)).catalog()
-        return types.ListPromptsResult(prompts=catalog.prompts)
+        return types.ListPromptsResult(prompts=(await view(ctx)).prompts())
 
     async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         session = await gateway.session_for(ctx)

@@ -16,12 +16,11 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from gateway.catalog import MergedCatalog, merge
+from gateway.catalog import MergedCatalog, merge, plan_for
+from gateway.catalog_view import CatalogView
 from gateway.identity import ClientIdentity
+from gateway.session_index import SessionIndex
 from gateway.upstreams import UpstreamError
-from indexing.compressor import ResponseCompressor
-from indexing.store import SessionStore
-from indexing.tool_results import compress_result, index_tools, run_index_tool, strip_output_schema
 
 logger = logging.getLogger(__name__)
 
@@ -68,48 +67,44 @@ class GatewaySession:
         self.last_activity = time.monotonic()
         self.stats = SessionStats()
         self.closed = False
-        self._catalog: MergedCatalog | None = None
-        self._catalog_version = -1
+        self.index = SessionIndex(identity.settings)
         self.connection: Any = None  # the SDK connection, for change notifications
-        self._store: SessionStore | None = None
-
-    @property
-    def store(self) -> SessionStore:
-        """This session's index of large responses, created on first use."""
-        if self._store is None:
-            self._store = SessionStore()
-        return self._store
+        self._view: CatalogView | None = None
+        self._view_version = -1
 
     def touch(self) -> None:
         self.last_activity = time.monotonic()
 
-    async def catalog(self) -> MergedCatalog:
-        """The merged catalog, rebuilt when an upstream listing changed."""
+    async def view(self) -> CatalogView:
+        """The catalog as this client sees it, recomputed when an upstream listing changed."""
         listings = self.gateway.listings
-        if self._catalog is None or self._catalog_version != listings.version:
+        if self._view is None or self._view_version != listings.version:
             specs = await self.gateway.directory.specs()
             wanted = [s for n, s in specs.items() if self.identity.may_use_upstream(n)]
-            read = await listings.get(wanted)
-            self._catalog = merge(self.identity, read)
-            self._catalog_version = listings.version
-        return self._catalog
+            catalog = merge(self.identity, await listings.get(wanted))
+            view = CatalogView(catalog, plan_for(self.identity, catalog))
+            if self._view is not None:
+                view.carry_over(self._view)
+            self.index.index_catalog(view)
+            self._view, self._view_version = view, listings.version
+        return self._view
+
+    async def catalog(self) -> MergedCatalog:
+        """Everything this client may use (deferred or not), for routing."""
+        return (await self.view()).catalog
 
     def indexed_labels(self) -> list:
         """Statistics of the responses this session indexed."""
-        return list(self._store.stats) if self._store is not None else []
+        return self.index.labels_stats()
 
     async def visible_tools(self) -> list[types.Tool]:
         """The tools this client sees in `tools/list`, with IndexSearch/IndexRead when indexing."""
-        tools = (await self.catalog()).tools
-        settings = self.identity.settings
-        if not settings.indexing_enabled:
-            return tools
-        virtual = index_tools(settings.search_tool_name, settings.read_tool_name)
-        return [*(strip_output_schema(tool) for tool in tools), *virtual]
+        return [*(await self.view()).tools(), *self.index.tools()]
 
     def sees_upstream(self, name: str) -> bool:
-        return self._catalog is not None and (
-            name in self._catalog.upstreams or name in self._catalog.unavailable
+        view = self._view
+        return view is not None and (
+            name in view.catalog.upstreams or name in view.catalog.unavailable
         )
 
     async def call_tool(
@@ -121,15 +116,14 @@ class GatewaySession:
             MCPError: the tool does not exist for this client (same message either way).
         """
         self.touch()
-        settings = self.identity.settings
-        if settings.indexing_enabled and name in (
-            settings.search_tool_name,
-            settings.read_tool_name,
-        ):
+        view = await self.view()
+        if self.index.is_index_tool(name):
             self.stats.calls[name] += 1
-            search = name == settings.search_tool_name
-            return await run_index_tool(self.store, search=search, arguments=arguments)
-        route = (await self.catalog()).route_tool(name)
+            result, activation = await self.index.call(name, arguments, view)
+            for kind in activation.kinds():
+                await self.notify_list_changed(kind)
+            return result
+        route = view.catalog.route_tool(name)
         if route is None:
             raise MCPError(code=types.INVALID_PARAMS, message=UNKNOWN_TOOL.format(name=name))
         upstream, tool = route
@@ -146,15 +140,8 @@ class GatewaySession:
         self.stats.bytes_from_upstreams += result_size(result)
         if result.is_error:
             self.stats.errors += 1
-        elif settings.indexing_enabled:
-            result, _ = await compress_result(
-                result,
-                ResponseCompressor(self.store),
-                tool_name=name,
-                threshold=settings.response_threshold,
-                search_tool=settings.search_tool_name,
-                read_tool=settings.read_tool_name,
-            )
+        else:
+            result = await self.index.compress(name, result)
         self.stats.bytes_to_client += result_size(result)
         self.gateway.recorder.changed(self)
         return result
@@ -211,13 +198,14 @@ class GatewaySession:
             ) from None
 
     async def notify_list_changed(self, kind: str) -> None:
-        """Tell the client its tools/resources/prompts list changed (handshake era)."""
+        """Tell the client its tools/resources/prompts list changed."""
         if self.connection is not None:
             await self.connection.notify(f"notifications/{kind}/list_changed", None)
+        else:
+            await self.gateway.publish_list_changed(kind)
 
     async def aclose(self) -> None:
         if not self.closed:
             self.closed = True
             await self.gateway.session_ended(self)
-            if self._store is not None:
-                self._store.close()
+            await self.index.aclose()

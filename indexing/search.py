@@ -18,6 +18,17 @@ def format_search(
     Raises:
         IndexToolError: bad arguments, or a `source` no live label starts with.
     """
+    return search_with_labels(store, queries, source, limit)[0]
+
+
+def search_with_labels(
+    store: SessionStore, queries: object, source: object = None, limit: object = None
+) -> tuple[str, list[str]]:
+    """`format_search`, plus the labels of every hit (best first, without repeats).
+
+    Raises:
+        IndexToolError: bad arguments, or a `source` no live label starts with.
+    """
     texts = parse_queries(queries)
     prefix = parse_source(source)
     hits_per_query = parse_limit(limit, default=DEFAULT_HITS, maximum=MAX_HITS)
@@ -25,10 +36,12 @@ def format_search(
         raise _no_such_source(store, prefix)
     shown: dict[int, tuple[int, int]] = {}
     sections = []
+    labels: dict[str, None] = {}
     for query_number, text in enumerate(texts, start=1):
         hits = store.search(text, source=prefix, limit=hits_per_query)
+        labels.update(dict.fromkeys(hit.label for hit in hits))
         sections.append(_render_query(query_number, text, hits, shown))
-    return "\n\n".join(sections)
+    return "\n\n".join(sections), list(labels)
 
 
 def _render_query(

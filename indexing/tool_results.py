@@ -17,7 +17,7 @@ import mcp_types as types
 from indexing.compressor import ResponseCompressor
 from indexing.errors import IndexToolError
 from indexing.read import DEFAULT_READ_LINES, format_read
-from indexing.search import DEFAULT_HITS, MAX_HITS, format_search
+from indexing.search import DEFAULT_HITS, MAX_HITS, search_with_labels
 from indexing.stats import CompressionStats
 from indexing.store import SessionStore
 
@@ -99,21 +99,29 @@ def text_result(text: str, *, error: bool = False) -> types.CallToolResult:
 
 async def run_index_tool(
     store: SessionStore, *, search: bool, arguments: dict | None
-) -> types.CallToolResult:
-    """Serve one IndexSearch or IndexRead call; bad arguments are tool errors."""
+) -> tuple[types.CallToolResult, list[str]]:
+    """Serve one IndexSearch or IndexRead call, with the labels it showed.
+
+    Bad arguments are tool errors, never exceptions.
+    """
     args = arguments or {}
     try:
         if search:
-            text = await asyncio.to_thread(
-                format_search, store, args.get("queries"), args.get("source"), args.get("limit")
+            text, labels = await asyncio.to_thread(
+                search_with_labels,
+                store,
+                args.get("queries"),
+                args.get("source"),
+                args.get("limit"),
             )
         else:
             text = await asyncio.to_thread(
                 format_read, store, args.get("label"), args.get("offset"), args.get("limit")
             )
+            labels = [args["label"]]
     except IndexToolError as error:
-        return text_result(error.message, error=True)
-    return text_result(text)
+        return text_result(error.message, error=True), []
+    return text_result(text), labels
 
 
 async def compress_result(

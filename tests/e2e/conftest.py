@@ -64,10 +64,15 @@ def live(tmp_path_factory, echo_http, shared_files):
         stdio_upstream("broken", "fails_to_start.py"),
     ]
     clients = [
-        {"name": "alice"},
+        # These see the full catalog; catalog deferral has its own clients and tests.
+        {"name": "alice", "set": {"catalog_indexing_enabled": False}},
         {"name": "bob", "upstreams": ["time"]},
         {"name": "dave", "set": {"indexing_enabled": False}},
-        {"name": "carol", "set": {"tool_deny_patterns": "echohttp__add*"}},
+        {
+            "name": "carol",
+            "set": {"tool_deny_patterns": "echohttp__add*", "catalog_indexing_enabled": False},
+        },
+        {"name": "frank"},
         {"name": "revoked", "set": {"is_active": False}},
     ]
     gateway = start_gateway(tmp_path_factory.mktemp("gateway"), upstreams, clients)

@@ -1,0 +1,116 @@
+"""A session's context management: its store, compressed results, catalog search.
+
+Wraps the plain-Python `indexing` core for one gateway session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import mcp_types as types
+
+from clients.context_settings import EffectiveSettings
+from gateway.catalog_view import Activation, CatalogView
+from indexing.compressor import ResponseCompressor
+from indexing.store import SessionStore
+from indexing.tool_results import compress_result, index_tools, run_index_tool, text_result
+
+logger = logging.getLogger(__name__)
+
+
+class SessionIndex:
+    """The store of one session, created on first use, and the index tools served from it."""
+
+    def __init__(self, settings: EffectiveSettings) -> None:
+        self.settings = settings
+        self._store: SessionStore | None = None
+        self._catalog_indexing: asyncio.Task | None = None
+        self.catalog_seconds = 0.0
+        self.searches = 0
+        self.reads = 0
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.settings.indexing_enabled)
+
+    @property
+    def store(self) -> SessionStore:
+        if self._store is None:
+            self._store = SessionStore()
+        return self._store
+
+    def labels_stats(self) -> list:
+        """Statistics of the responses indexed so far."""
+        return list(self._store.stats) if self._store is not None else []
+
+    def tools(self) -> list[types.Tool]:
+        """IndexSearch and IndexRead, when indexing is on."""
+        if not self.enabled:
+            return []
+        return index_tools(self.settings.search_tool_name, self.settings.read_tool_name)
+
+    def is_index_tool(self, name: str) -> bool:
+        names = (self.settings.search_tool_name, self.settings.read_tool_name)
+        return self.enabled and name in names
+
+    def index_catalog(self, view: CatalogView) -> None:
+        """Index the view's catalog documents in the background; searches wait for it."""
+        documents = view.documents()
+        if not documents:
+            return
+        previous = self._catalog_indexing
+
+        def work() -> None:
+            started = time.perf_counter()
+            known = set(self.store.labels(prefix="mcp/")) | set(self.store.evicted_labels("mcp/"))
+            for label, text in documents:
+                if label not in known:
+                    self.store.add(label, text, tool="catalog")
+            self.catalog_seconds += time.perf_counter() - started
+
+        async def run() -> None:
+            if previous is not None:
+                await previous
+            await asyncio.to_thread(work)
+
+        self._catalog_indexing = asyncio.create_task(run(), name="index-catalog")
+
+    async def call(
+        self, name: str, arguments: dict | None, view: CatalogView
+    ) -> tuple[types.CallToolResult, Activation]:
+        """Serve IndexSearch/IndexRead; hits on deferred catalog items activate them."""
+        if self._catalog_indexing is not None:
+            await self._catalog_indexing
+        search = name == self.settings.search_tool_name
+        if search:
+            self.searches += 1
+        else:
+            self.reads += 1
+        result, labels = await run_index_tool(self.store, search=search, arguments=arguments)
+        activation = view.activate(labels)
+        if activation.kinds():
+            text = f"{result.content[0].text}\n\n{activation.describe()}"
+            result = text_result(text)
+        return result, activation
+
+    async def compress(self, name: str, result: types.CallToolResult) -> types.CallToolResult:
+        """The result as the client gets it: large text indexed behind a placeholder."""
+        if not self.enabled:
+            return result
+        compressed, _ = await compress_result(
+            result,
+            ResponseCompressor(self.store),
+            tool_name=name,
+            threshold=self.settings.response_threshold,
+            search_tool=self.settings.search_tool_name,
+            read_tool=self.settings.read_tool_name,
+        )
+        return compressed
+
+    async def aclose(self) -> None:
+        if self._catalog_indexing is not None:
+            self._catalog_indexing.cancel()
+        if self._store is not None:
+            self._store.close()

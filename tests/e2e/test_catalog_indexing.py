@@ -1,0 +1,77 @@
+"""A catalog over the client's budget is deferred behind search and activated on demand."""
+
+import json
+
+import anyio
+import mcp_types as types
+import pytest
+
+pytestmark = pytest.mark.anyio
+BUDGET = 16_384
+
+
+def wire(items) -> int:
+    return len(
+        json.dumps([i.model_dump(by_alias=True, exclude_none=True, mode="json") for i in items])
+    )
+
+
+async def catalog_bytes(client) -> int:
+    tools = (await client.list_tools()).tools
+    prompts = (await client.list_prompts()).prompts
+    resources = (await client.list_resources()).resources
+    templates = (await client.list_resource_templates()).resource_templates
+    instructions = len((client.instructions or "").encode())
+    return wire(tools) + wire(prompts) + wire(resources) + wire(templates) + instructions
+
+
+async def test_the_full_catalog_is_over_budget_and_the_planned_one_fits(live):
+    async with live.client("alice") as full:
+        assert await catalog_bytes(full) > BUDGET
+    async with live.client("frank") as client:
+        assert await catalog_bytes(client) <= BUDGET
+        assert "Deferred servers" in client.instructions
+
+
+async def test_a_search_activates_a_deferred_tool_with_list_changed(live):
+    changed = anyio.Event()
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with live.client("frank", message_handler=on_message) as client:
+        before = {tool.name for tool in (await client.list_tools()).tools}
+        assert "everything__trigger-long-running-operation" not in before
+        found = await client.call_tool(
+            "IndexSearch",
+            {"queries": ["long running operation with progress"], "source": "mcp/", "limit": 3},
+        )
+        text = found.content[0].text
+        assert "mcp/everything/tool/trigger-long-running-operation" in text
+        assert "Now available in this session" in text
+        assert "- tool everything__trigger-long-running-operation" in text
+        assert '"duration"' in text  # the input schema, to call it right away
+        with anyio.fail_after(10):
+            await changed.wait()
+        after = {tool.name for tool in (await client.list_tools()).tools}
+        assert "everything__trigger-long-running-operation" in after
+        result = await client.call_tool(
+            "everything__trigger-long-running-operation", {"duration": 0.2, "steps": 2}
+        )
+        assert not result.is_error
+
+
+async def test_a_deferred_tool_can_be_called_by_name_without_a_search(live):
+    async with live.client("frank") as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert "everything__get-sum" not in names
+        result = await client.call_tool("everything__get-sum", {"a": 2, "b": 3})
+    assert "5" in result.content[0].text
+
+
+async def test_search_never_reveals_tools_outside_the_allow_list(live):
+    async with live.client("bob") as client:
+        found = await client.call_tool("IndexSearch", {"queries": ["echo"], "source": "mcp/"})
+    text = found.content[0].text
+    assert "everything" not in text and "echohttp" not in text
