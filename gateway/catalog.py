@@ -13,6 +13,7 @@ from indexing.catalog_plan import CatalogPlan, ServerCatalog, plan_catalog
 from indexing.tool_results import index_tools, strip_output_schema
 
 UNBOUNDED = 1 << 62
+SEPARATORS = 64  # line breaks and headings around the per-server parts of the instructions
 
 
 @dataclass
@@ -135,15 +136,17 @@ def plan_for(identity: ClientIdentity, catalog: MergedCatalog) -> CatalogPlan | 
     if not settings.indexing_enabled:
         return None
     threshold = settings.catalog_threshold if settings.catalog_indexing_enabled else UNBOUNDED
+    header = "\n".join(instructions_header(catalog))
     return plan_catalog(
         servers_of(catalog, strip_output=True),
         threshold=threshold,
         fixed_tools=index_tools(settings.search_tool_name, settings.read_tool_name),
+        fixed_bytes=len(header.encode()) + SEPARATORS,
     )
 
 
-def instructions_text(catalog: MergedCatalog, plan: CatalogPlan | None) -> str:
-    """The gateway's `initialize` instructions: which upstreams are here, and theirs."""
+def instructions_header(catalog: MergedCatalog) -> list[str]:
+    """The lines every client's instructions start with: upstreams present and missing."""
     lines = ["LocalRouter gateway. Tools are named '<upstream>__<tool>'."]
     if catalog.upstreams:
         lines.append("Upstream servers: " + ", ".join(catalog.upstreams) + ".")
@@ -151,6 +154,12 @@ def instructions_text(catalog: MergedCatalog, plan: CatalogPlan | None) -> str:
         lines.append("No upstream server is available to this client.")
     for name, error in catalog.unavailable.items():
         lines.append(f"Unavailable: {name} ({error}).")
+    return lines
+
+
+def instructions_text(catalog: MergedCatalog, plan: CatalogPlan | None) -> str:
+    """The gateway's `initialize` instructions: which upstreams are here, and theirs."""
+    lines = instructions_header(catalog)
     if plan is not None and plan.directory:
         lines.append(plan.directory)
     texts = plan.instructions if plan is not None else catalog.instructions

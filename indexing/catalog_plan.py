@@ -122,15 +122,23 @@ class _Budget:
             + wire_size(plan.prompts)
             + wire_size(plan.resources)
             + wire_size(plan.templates)
-            + sum(len(text.encode()) for text in plan.instructions.values())
+            + sum(len(name) + len(text.encode()) + 5 for name, text in plan.instructions.items())
             + len(plan.directory.encode())
         )
 
 
 def plan_catalog(
-    servers: list[ServerCatalog], *, threshold: int, fixed_tools: list[types.Tool]
+    servers: list[ServerCatalog],
+    *,
+    threshold: int,
+    fixed_tools: list[types.Tool],
+    fixed_bytes: int = 0,
 ) -> CatalogPlan:
-    """Apply the phases in order until the catalog fits `threshold` bytes."""
+    """Apply the phases in order until the catalog fits `threshold` bytes.
+
+    `fixed_tools` (the index tools) and `fixed_bytes` (text the instructions always carry)
+    count against the budget but are never deferred.
+    """
     plan = CatalogPlan(
         tools=[t for s in servers for t in s.tools],
         prompts=[p for s in servers for p in s.prompts],
@@ -138,7 +146,7 @@ def plan_catalog(
         templates=[t for s in servers for t in s.templates],
         instructions={s.name: s.instructions for s in servers if s.instructions},
     )
-    budget = _Budget(plan, fixed=wire_size(fixed_tools))
+    budget = _Budget(plan, fixed=wire_size(fixed_tools) + fixed_bytes)
     plan.bytes_before = plan.bytes_after = budget.size()
     for phase in (_summarise_instructions, _shorten_tools, _defer_servers, _defer_others, _minimal):
         if plan.bytes_after <= threshold:

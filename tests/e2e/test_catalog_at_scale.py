@@ -1,0 +1,80 @@
+"""Seventeen real catalogs (254 tools) behind one client: 16 KB, and no tool out of reach."""
+
+import json
+import sys
+
+import anyio
+import mcp_types as types
+import pytest
+
+from tests.e2e.live import SERVERS, start_gateway, stop_gateway
+from tests.e2e.test_catalog_indexing import BUDGET, catalog_bytes
+
+pytestmark = pytest.mark.anyio
+CATALOGS = SERVERS.parent / "catalogs"
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory):
+    upstreams = [
+        {
+            "name": path.stem,
+            "transport": "stdio",
+            "command": sys.executable,
+            "args": [str(SERVERS / "catalog_replay.py"), str(path)],
+        }
+        for path in sorted(CATALOGS.glob("*.json"))
+    ]
+    gateway = start_gateway(
+        tmp_path_factory.mktemp("crowded"),
+        upstreams,
+        [{"name": "team"}, {"name": "solo", "upstreams": ["git"]}],
+    )
+    try:
+        yield gateway
+    finally:
+        stop_gateway(gateway)
+
+
+def captured_tool_count() -> int:
+    return sum(len(json.loads(p.read_text())["tools"]) for p in CATALOGS.glob("*.json"))
+
+
+async def test_all_catalogs_fit_the_budget_and_a_found_tool_is_activated_and_called(crowded):
+    changed = anyio.Event()
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with crowded.client("team", message_handler=on_message) as client:
+        assert captured_tool_count() >= 150
+        assert await catalog_bytes(client) <= BUDGET
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert "git__git_log" not in listed
+
+        found = await client.call_tool(
+            "IndexSearch", {"queries": ["show the commit history of the repository"], "limit": 5}
+        )
+        assert "git__git_log" in found.content[0].text
+        with anyio.fail_after(10):
+            await changed.wait()
+        relisted = {tool.name for tool in (await client.list_tools()).tools}
+        assert "git__git_log" in relisted
+        called = await client.call_tool("git__git_log", {"repo_path": "/srv/repo"})
+        assert called.content[0].text.startswith("called git_log with")
+
+
+async def test_every_visible_tool_keeps_a_valid_input_schema(crowded):
+    async with crowded.client("team") as client:
+        tools = (await client.list_tools()).tools
+    for tool in tools:
+        assert tool.input_schema.get("type") == "object", tool.name
+
+
+async def test_a_client_limited_to_one_server_finds_nothing_of_the_others(crowded):
+    async with crowded.client("solo") as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        found = await client.call_tool("IndexSearch", {"queries": ["screenshot of the page"]})
+    assert all(n.startswith("git__") or n.startswith("Index") for n in names)
+    assert "playwright" not in found.content[0].text and "puppeteer" not in found.content[0].text
