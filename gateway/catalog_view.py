@@ -59,6 +59,10 @@ class CatalogView:
             if uri in self.plan.deferred_resources:
                 self.active_resources[uri] = self.plan.deferred_resources[uri]
 
+    @property
+    def activated_count(self) -> int:
+        return len(self.active_tools) + len(self.active_prompts) + len(self.active_resources)
+
     def tools(self) -> list[types.Tool]:
         if self.plan is None:
             return self.catalog.tools

@@ -32,6 +32,22 @@ def _fields(session: GatewaySession, *, ended: bool) -> dict:
         "bytes_from_upstreams": session.stats.bytes_from_upstreams,
         "bytes_to_client": session.stats.bytes_to_client,
         "calls_by_tool": dict(session.stats.calls),
+        "searches": session.index.searches,
+        "reads": session.index.reads,
+        **_catalog_fields(session),
+    }
+
+
+def _catalog_fields(session: GatewaySession) -> dict:
+    view = session.current_view
+    plan = view.plan if view is not None else None
+    if plan is None:
+        return {}
+    return {
+        "catalog_bytes_before": plan.bytes_before,
+        "catalog_bytes_after": plan.bytes_after,
+        "catalog_phases": list(plan.phases),
+        "items_activated": view.activated_count,
     }
 
 

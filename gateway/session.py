@@ -72,6 +72,11 @@ class GatewaySession:
         self._view: CatalogView | None = None
         self._view_version = -1
 
+    @property
+    def current_view(self) -> CatalogView | None:
+        """The catalog view as last computed (None before the first request)."""
+        return self._view
+
     def touch(self) -> None:
         self.last_activity = time.monotonic()
 
@@ -122,6 +127,7 @@ class GatewaySession:
             result, activation = await self.index.call(name, arguments, view)
             for kind in activation.kinds():
                 await self.notify_list_changed(kind)
+            self.gateway.recorder.changed(self)
             return result
         route = view.catalog.route_tool(name)
         if route is None:

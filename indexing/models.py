@@ -22,6 +22,12 @@ class SessionRecord(models.Model):
     bytes_from_upstreams = models.BigIntegerField(default=0)
     bytes_to_client = models.BigIntegerField(default=0)
     calls_by_tool = models.JSONField(default=dict, blank=True)
+    catalog_bytes_before = models.PositiveIntegerField(default=0)
+    catalog_bytes_after = models.PositiveIntegerField(default=0)
+    catalog_phases = models.JSONField(default=list, blank=True)
+    items_activated = models.PositiveIntegerField(default=0)
+    searches = models.PositiveIntegerField(default=0)
+    reads = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-started_at"]

@@ -6,6 +6,8 @@ import anyio
 import mcp_types as types
 import pytest
 
+from tests.e2e.test_session_lifecycle import records, wait_for
+
 pytestmark = pytest.mark.anyio
 BUDGET = 16_384
 
@@ -75,3 +77,44 @@ async def test_search_never_reveals_tools_outside_the_allow_list(live):
         found = await client.call_tool("IndexSearch", {"queries": ["echo"], "source": "mcp/"})
     text = found.content[0].text
     assert "everything" not in text and "echohttp" not in text
+
+
+async def test_activated_tools_stay_active_when_the_catalog_is_recomputed(live):
+    changed = anyio.Event()
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with live.client("frank", message_handler=on_message) as client:
+        await client.call_tool(
+            "IndexSearch", {"queries": ["sum of two numbers"], "source": "mcp/everything"}
+        )
+        assert "everything__get-sum" in {t.name for t in (await client.list_tools()).tools}
+        with anyio.fail_after(10):
+            await changed.wait()  # the activation's own notice, before watching for the next
+        changed = anyio.Event()
+        await client.call_tool("echohttp__add_tool", {"name": "another_tool"})
+        with anyio.fail_after(10):
+            await changed.wait()
+        assert "everything__get-sum" in {t.name for t in (await client.list_tools()).tools}
+        # The new tool is in the recomputed catalog: callable by name.
+        added = await client.call_tool("echohttp__another_tool", {})
+        assert added.content[0].text == "another_tool"
+
+
+async def test_the_session_record_keeps_the_catalog_plan_and_activations(live):
+    async with live.client(
+        "frank", client_info=types.Implementation(name="plan-check", version="1")
+    ) as client:
+        await client.call_tool("IndexSearch", {"queries": ["sum of two numbers"], "source": "mcp/"})
+
+    def recorded():
+        rows = [r for r in records(live) if r["software"] == "plan-check" and r["ended"]]
+        return rows[0] if rows else None
+
+    row = await wait_for(recorded)
+    before, after = row["catalog"]
+    assert before > BUDGET >= after
+    assert row["phases"][:2] == ["instructions", "descriptions"]
+    assert row["activated"] >= 1 and row["searches"] == 1

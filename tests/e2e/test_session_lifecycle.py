@@ -17,7 +17,9 @@ rows = [
     {"client": r.client_label, "calls": r.call_count, "ended": r.ended_at is not None,
      "software": r.client_software, "protocol": r.protocol_version,
      "labels": [(l.label, l.original_bytes, l.delivered_bytes) for l in r.labels.all()],
-     "by_tool": r.calls_by_tool}
+     "by_tool": r.calls_by_tool, "phases": r.catalog_phases, "activated": r.items_activated,
+     "searches": r.searches, "reads": r.reads,
+     "catalog": [r.catalog_bytes_before, r.catalog_bytes_after]}
     for r in SessionRecord.objects.order_by("started_at")
 ]
 print("ROWS=" + json.dumps(rows))
