@@ -6,6 +6,7 @@ import anyio
 import pytest
 
 from tests.e2e.live import start_gateway, stdio_upstream, stop_gateway
+from tests.fixtures.processes import child_pids, process_state
 
 pytestmark = pytest.mark.anyio
 IDLE_SECONDS = 2
@@ -98,3 +99,18 @@ async def test_an_idle_session_expires_and_its_id_then_gets_404(quick):
         await anyio.sleep(IDLE_SECONDS * 2)
         status = (await http.post(quick.url, json=ping, headers=headers)).status_code
     assert status == 404
+
+
+async def test_stopping_the_server_stops_its_upstream_processes(tmp_path):
+    gateway = start_gateway(
+        tmp_path, [stdio_upstream("echo", "echo_server.py")], [{"name": "gina"}]
+    )
+    try:
+        async with gateway.client("gina") as client:
+            await client.call_tool("echo__echo", {"text": "hi"})
+            upstreams = child_pids(gateway.process.pid)
+            assert upstreams, "the stdio upstream runs as a child of daphne"
+    finally:
+        stop_gateway(gateway)
+    assert gateway.process.returncode is not None
+    assert [pid for pid in upstreams if process_state(pid) is not None] == []
