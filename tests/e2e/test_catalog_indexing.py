@@ -118,3 +118,17 @@ async def test_the_session_record_keeps_the_catalog_plan_and_activations(live):
     assert before > BUDGET >= after
     assert row["phases"][:2] == ["instructions", "descriptions"]
     assert row["activated"] >= 1 and row["searches"] == 1
+
+
+async def test_a_2026_client_hears_of_activation_on_its_listen_stream(live):
+    async with live.client("frank", mode="2026-07-28") as client:
+        async with client.listen(tools_list_changed=True) as subscription:
+            found = await client.call_tool(
+                "IndexSearch", {"queries": ["annotated message"], "source": "mcp/everything"}
+            )
+            assert "everything__get-annotated-message" in found.content[0].text
+            with anyio.fail_after(10):
+                event = await anext(aiter(subscription))
+            assert event is not None
+        names = {tool.name for tool in (await client.list_tools()).tools}
+    assert "everything__get-annotated-message" in names
