@@ -10,7 +10,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
 import httpx2
+import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -36,6 +38,35 @@ for row in spec["clients"]:
     tokens[row["name"]] = token
 print("TOKENS=" + json.dumps(tokens))
 """
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw-test", "version": "1"},
+    },
+}
+
+
+class ToolsChanged:
+    """A client message handler that notices `notifications/tools/list_changed`."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    async def __call__(self, message) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self._event.set()
+
+    async def wait(self, seconds: float = 10) -> None:
+        """Wait for the next notice (one that already came counts), then watch afresh."""
+        with anyio.fail_after(seconds):
+            await self._event.wait()
+        self._event = anyio.Event()
 
 
 @dataclass

@@ -6,6 +6,7 @@ import anyio
 import mcp_types as types
 import pytest
 
+from tests.e2e.live import ToolsChanged
 from tests.e2e.test_session_lifecycle import records, wait_for
 
 pytestmark = pytest.mark.anyio
@@ -36,13 +37,9 @@ async def test_the_full_catalog_is_over_budget_and_the_planned_one_fits(live):
 
 
 async def test_a_search_activates_a_deferred_tool_with_list_changed(live):
-    changed = anyio.Event()
+    changed = ToolsChanged()
 
-    async def on_message(message) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed.set()
-
-    async with live.client("frank", message_handler=on_message) as client:
+    async with live.client("frank", message_handler=changed) as client:
         before = {tool.name for tool in (await client.list_tools()).tools}
         assert "everything__trigger-long-running-operation" not in before
         found = await client.call_tool(
@@ -54,8 +51,7 @@ async def test_a_search_activates_a_deferred_tool_with_list_changed(live):
         assert "Now available in this session" in text
         assert "- tool everything__trigger-long-running-operation" in text
         assert '"duration"' in text  # the input schema, to call it right away
-        with anyio.fail_after(10):
-            await changed.wait()
+        await changed.wait()
         after = {tool.name for tool in (await client.list_tools()).tools}
         assert "everything__trigger-long-running-operation" in after
         result = await client.call_tool(
@@ -80,23 +76,16 @@ async def test_search_never_reveals_tools_outside_the_allow_list(live):
 
 
 async def test_activated_tools_stay_active_when_the_catalog_is_recomputed(live):
-    changed = anyio.Event()
+    changed = ToolsChanged()
 
-    async def on_message(message) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed.set()
-
-    async with live.client("frank", message_handler=on_message) as client:
+    async with live.client("frank", message_handler=changed) as client:
         await client.call_tool(
             "IndexSearch", {"queries": ["sum of two numbers"], "source": "mcp/everything"}
         )
         assert "everything__get-sum" in {t.name for t in (await client.list_tools()).tools}
-        with anyio.fail_after(10):
-            await changed.wait()  # the activation's own notice, before watching for the next
-        changed = anyio.Event()
+        await changed.wait()  # the activation's own notice, before watching for the next
         await client.call_tool("echohttp__add_tool", {"name": "another_tool"})
-        with anyio.fail_after(10):
-            await changed.wait()
+        await changed.wait()
         assert "everything__get-sum" in {t.name for t in (await client.list_tools()).tools}
         # The new tool is in the recomputed catalog: callable by name.
         added = await client.call_tool("echohttp__another_tool", {})

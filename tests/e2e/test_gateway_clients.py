@@ -4,6 +4,8 @@ import anyio
 import mcp_types as types
 import pytest
 
+from tests.e2e.live import ToolsChanged
+
 pytestmark = pytest.mark.anyio
 
 MODES = ["legacy", "2026-07-28", "auto"]
@@ -81,17 +83,12 @@ async def test_resources_and_prompts_pass_through(live):
 
 
 async def test_an_upstream_list_change_reaches_the_client_on_its_stream(live):
-    changed = anyio.Event()
+    changed = ToolsChanged()
 
-    async def on_message(message) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed.set()
-
-    async with live.client("alice", message_handler=on_message) as client:
+    async with live.client("alice", message_handler=changed) as client:
         await client.list_tools()
         await client.call_tool("echohttp__add_tool", {"name": "fresh_tool"})
-        with anyio.fail_after(10):
-            await changed.wait()
+        await changed.wait()
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert "echohttp__fresh_tool" in names
 

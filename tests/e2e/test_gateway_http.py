@@ -4,19 +4,11 @@ import json
 
 import pytest
 
+from tests.e2e.live import INITIALIZE
+
 pytestmark = pytest.mark.anyio
 
 ACCEPT = "application/json, text/event-stream"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw-test", "version": "1"},
-    },
-}
 
 
 def rpc_error(response) -> dict:

@@ -5,7 +5,7 @@ import json
 import anyio
 import pytest
 
-from tests.e2e.live import start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.live import INITIALIZE, start_gateway, stdio_upstream, stop_gateway
 from tests.fixtures.processes import child_pids, process_state
 
 pytestmark = pytest.mark.anyio
@@ -76,16 +76,7 @@ async def test_an_idle_session_expires_and_its_id_then_gets_404(quick):
     async with quick.http(quick.tokens["erin"]) as http:
         opened = await http.post(
             quick.url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "idle", "version": "1"},
-                },
-            },
+            json=INITIALIZE,
             headers={"Accept": "application/json, text/event-stream"},
         )
         headers = {
