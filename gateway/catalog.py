@@ -31,6 +31,7 @@ class MergedCatalog:
     template_uris: ResourceUriMap = field(default_factory=ResourceUriMap)
     upstreams: list[str] = field(default_factory=list)
     instructions: dict[str, str] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)
 
     def route_tool(self, exposed: str) -> tuple[str, str] | None:
@@ -72,6 +73,8 @@ def merge(identity: ClientIdentity, listings: dict[str, UpstreamListing]) -> Mer
             catalog.unavailable[name] = listing.error
         else:
             catalog.upstreams.append(name)
+            if listing.title:
+                catalog.titles[name] = listing.title
             if listing.instructions:
                 catalog.instructions[name] = listing.instructions
     live = {n: lst for n, lst in visible.items() if lst.error is None}
@@ -127,6 +130,8 @@ def servers_of(catalog: MergedCatalog, *, strip_output: bool) -> list[ServerCata
         servers[catalog.template_uris.resolve(template.uri_template)[0]].templates.append(template)
     for name, text in catalog.instructions.items():
         servers[name].instructions = text
+    for name, title in catalog.titles.items():
+        servers[name].title = title
     return list(servers.values())
 
 

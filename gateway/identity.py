@@ -34,6 +34,15 @@ class ClientIdentity:
     deny_patterns: tuple[str, ...]
     settings: EffectiveSettings
 
+    @property
+    def key(self) -> tuple:
+        """Everything that shapes this client's catalog, as a hashable value."""
+        settings = tuple((name, value.value) for name, value in self.settings.items())
+        upstreams = (
+            None if self.allowed_upstreams is None else tuple(sorted(self.allowed_upstreams))
+        )
+        return (self.id, upstreams, self.allow_patterns, self.deny_patterns, settings)
+
     def may_use_upstream(self, name: str) -> bool:
         return self.allowed_upstreams is None or name in self.allowed_upstreams
 

@@ -17,7 +17,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gateway.catalog import instructions_text, merge, plan_for
+from gateway.catalog import MergedCatalog, instructions_text, merge, plan_for
 from gateway.directory import directory
 from gateway.host import McpHost
 from gateway.identity import ClientIdentity
@@ -27,11 +27,13 @@ from gateway.reverse_requests import CallerRegistry
 from gateway.server import build_server
 from gateway.session import GatewaySession
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool
+from indexing.catalog_plan import CatalogPlan
 
 logger = logging.getLogger(__name__)
 
 current_client: ContextVar[ClientIdentity | None] = ContextVar("current_client", default=None)
 SESSION_STATE_KEY = "localrouter.session"
+PLAN_CACHE_SIZE = 256
 EVENTS = {
     "tools": ToolsListChanged(),
     "resources": ResourcesListChanged(),
@@ -52,6 +54,7 @@ class Gateway:
         self.recorder = SessionRecorder()
         self.bus = InMemorySubscriptionBus()
         self._sweeper: asyncio.Task | None = None
+        self._plans: dict[tuple, tuple[MergedCatalog, CatalogPlan | None]] = {}
         self.server = build_server(self, self.bus)
         self.host = McpHost(
             self.server,
@@ -70,11 +73,34 @@ class Gateway:
             raise UpstreamError(upstream, "unavailable", "no longer configured or enabled")
         return await self.pool.get(spec)
 
-    async def instructions_for_identity(self, identity: ClientIdentity) -> str:
+    async def planned_catalog(
+        self, identity: ClientIdentity
+    ) -> tuple[int, MergedCatalog, CatalogPlan | None]:
+        """(listing version, merged catalog, plan) for a client, shared by its sessions.
+
+        Both are computed once per client and catalog version, off the event loop.
+        """
         specs = await self.directory.specs()
         wanted = [s for n, s in specs.items() if identity.may_use_upstream(n)]
-        catalog = merge(identity, await self.listings.get(wanted))
-        return instructions_text(catalog, plan_for(identity, catalog))
+        listings = await self.listings.get(wanted)
+        version = self.listings.version
+        key = (version, identity.key, tuple(sorted(s.name for s in wanted)))
+        planned = self._plans.get(key)
+        if planned is None:
+
+            def build() -> tuple[MergedCatalog, CatalogPlan | None]:
+                catalog = merge(identity, listings)
+                return catalog, plan_for(identity, catalog)
+
+            planned = await asyncio.to_thread(build)
+            if len(self._plans) >= PLAN_CACHE_SIZE:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans[key] = planned
+        return version, *planned
+
+    async def instructions_for_identity(self, identity: ClientIdentity) -> str:
+        _, catalog, plan = await self.planned_catalog(identity)
+        return instructions_text(catalog, plan)
 
     async def instructions_for(self, ctx) -> str:
         view = await (await self.session_for(ctx)).view()

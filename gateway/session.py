@@ -16,7 +16,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from gateway.catalog import MergedCatalog, merge, plan_for
+from gateway.catalog import MergedCatalog
 from gateway.catalog_view import CatalogView
 from gateway.identity import ClientIdentity
 from gateway.session_index import SessionIndex
@@ -82,16 +82,13 @@ class GatewaySession:
 
     async def view(self) -> CatalogView:
         """The catalog as this client sees it, recomputed when an upstream listing changed."""
-        listings = self.gateway.listings
-        if self._view is None or self._view_version != listings.version:
-            specs = await self.gateway.directory.specs()
-            wanted = [s for n, s in specs.items() if self.identity.may_use_upstream(n)]
-            catalog = merge(self.identity, await listings.get(wanted))
-            view = CatalogView(catalog, plan_for(self.identity, catalog))
+        if self._view is None or self._view_version != self.gateway.listings.version:
+            version, catalog, plan = await self.gateway.planned_catalog(self.identity)
+            view = CatalogView(catalog, plan)
             if self._view is not None:
                 view.carry_over(self._view)
             self.index.index_catalog(view)
-            self._view, self._view_version = view, listings.version
+            self._view, self._view_version = view, version
         return self._view
 
     async def catalog(self) -> MergedCatalog:

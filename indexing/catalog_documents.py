@@ -6,7 +6,6 @@ Labels: `mcp/<server>` (instructions), `mcp/<server>/tool/<name>`,
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import mcp_types as types
@@ -55,7 +54,7 @@ def tool_document(exposed_name: str, tool: types.Tool) -> str:
     parts = [heading, "", (tool.description or "(no description)").strip(), "", "## Parameters"]
     parameters = _parameters(tool.input_schema or {})
     parts.extend(parameters or ["(none)"])
-    parts += ["", "## Input schema", json.dumps(tool.input_schema, indent=2, ensure_ascii=False)]
+    # The schema itself is not indexed: activation shows it, and its JSON drowns the words.
     return "\n".join(parts) + "\n"
 
 

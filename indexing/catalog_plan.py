@@ -108,20 +108,30 @@ def shorten_tool(tool: types.Tool) -> types.Tool:
 
 
 class _Budget:
-    """The running size of what the client would receive."""
+    """The running size of what the client would receive; each item is measured once."""
 
     def __init__(self, plan: CatalogPlan, fixed: int) -> None:
         self.plan = plan
         self.fixed = fixed
+        self._sizes: dict[int, tuple[Any, int]] = {}  # id -> (item kept alive, bytes)
+
+    def _items(self, items: list) -> int:
+        total = 2
+        for item in items:
+            known = self._sizes.get(id(item))
+            if known is None:
+                known = self._sizes[id(item)] = (item, wire_size(item))
+            total += known[1] + 1
+        return total
 
     def size(self) -> int:
         plan = self.plan
         return (
             self.fixed
-            + wire_size(plan.tools)
-            + wire_size(plan.prompts)
-            + wire_size(plan.resources)
-            + wire_size(plan.templates)
+            + self._items(plan.tools)
+            + self._items(plan.prompts)
+            + self._items(plan.resources)
+            + self._items(plan.templates)
             + sum(len(name) + len(text.encode()) + 5 for name, text in plan.instructions.items())
             + len(plan.directory.encode())
         )
@@ -204,7 +214,8 @@ def _defer_server(plan: CatalogPlan, server: ServerCatalog) -> None:
 
 def _defer_servers(plan, servers, budget, threshold) -> None:
     """defer-servers: whole servers deferred, largest first, behind a directory."""
-    for server in sorted(servers, key=lambda s: (-wire_size(s.tools), s.name)):
+    sizes = {s.name: wire_size(s.tools) for s in servers}
+    for server in sorted(servers, key=lambda s: (-sizes[s.name], s.name)):
         if budget.size() <= threshold:
             break
         if server.tools:
