@@ -3,8 +3,11 @@
 from urllib.parse import urlsplit
 
 from django.contrib import admin
+from django.urls import path
+from django.views.decorators.http import require_POST
 
 from gateway.admin_forms import UpstreamAdminForm
+from gateway.admin_test_connection import connection_check_view
 from gateway.models import Upstream
 
 
@@ -28,3 +31,13 @@ class UpstreamAdmin(admin.ModelAdmin):
         # Never show userinfo or query strings: they often carry credentials.
         port = f":{parts.port}" if parts.port else ""
         return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+
+    def get_urls(self):
+        check = self.admin_site.admin_view(require_POST(self.test_connection_view))
+        return [
+            path("<int:upstream_id>/test-connection/", check, name="gateway_upstream_test"),
+            *super().get_urls(),
+        ]
+
+    def test_connection_view(self, request, upstream_id: int):
+        return connection_check_view(self, request, upstream_id)

@@ -11,7 +11,7 @@ import asyncio
 import logging
 
 import anyio
-from channels.consumer import AsyncConsumer
+from channels.consumer import AsyncConsumer, get_handler_name
 from channels.exceptions import StopConsumer
 from django.conf import settings
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -39,6 +39,7 @@ class McpConsumer(AsyncConsumer):
             self.task: asyncio.Task | None = None
             self.disconnected = asyncio.Event()
             self.response_started = False
+            self.response_finished = False
         chunk = message.get("body", b"")
         self.size += len(chunk)
         if self.size > settings.MCP_MAX_BODY_BYTES:
@@ -49,10 +50,19 @@ class McpConsumer(AsyncConsumer):
         if not message.get("more_body"):
             self.task = asyncio.create_task(self.serve(b"".join(self.body)))
 
+    async def dispatch(self, message: dict) -> None:
+        # Channels closes stale DB connections before every message, a thread hop each
+        # time; this consumer's database work runs in worker threads that do it themselves.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is not None:
+            await handler(message)
+
     async def http_disconnect(self, message: dict) -> None:
         if hasattr(self, "disconnected"):
             self.disconnected.set()
-            if self.task is not None and not self.task.done():
+            # Daphne reports a disconnect as soon as a response is complete; only a stream
+            # the client left early is cancelled (the SDK may still be settling the session).
+            if self.task is not None and not self.task.done() and not self.response_finished:
                 self.task.cancel()
         raise StopConsumer()
 
@@ -84,6 +94,8 @@ class McpConsumer(AsyncConsumer):
         """Send to the client, noting when the response has begun."""
         if message["type"] == "http.response.start":
             self.response_started = True
+        elif message["type"] == "http.response.body" and not message.get("more_body"):
+            self.response_finished = True
         await self.send(message)
 
     async def check(self, body: bytes) -> tuple | None:

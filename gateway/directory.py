@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from asgiref.sync import sync_to_async
+from django.db import close_old_connections
 from django.db.models.signals import post_delete, post_save
 
 from gateway.models import Upstream
@@ -29,6 +30,7 @@ def spec_for(upstream: Upstream) -> UpstreamSpec:
 
 
 def _load() -> dict[str, UpstreamSpec]:
+    close_old_connections()
     return {u.name: spec_for(u) for u in Upstream.objects.filter(enabled=True)}
 
 

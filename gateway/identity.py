@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
+from django.db import close_old_connections
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from clients.context_settings import EffectiveSettings, resolve_settings
@@ -61,6 +62,7 @@ def _lines(text: str) -> tuple[str, ...]:
 
 def identity_for_token(token: str) -> ClientIdentity | None:
     """Look the token up in the database and snapshot its client (synchronous)."""
+    close_old_connections()
     client = client_for_token(token)
     if client is None:
         return None

@@ -8,6 +8,7 @@ import logging
 from datetime import UTC, datetime
 
 from asgiref.sync import sync_to_async
+from django.db import close_old_connections
 
 from gateway.session import GatewaySession
 from indexing.models import IndexedLabel, SessionRecord
@@ -68,6 +69,7 @@ def _labels(session: GatewaySession) -> list[dict]:
 
 
 def _write(rows: list[tuple[str, dict, list[dict]]]) -> None:
+    close_old_connections()
     for key, fields, labels in rows:
         record, _ = SessionRecord.objects.update_or_create(key=key, defaults=fields)
         known = set(record.labels.values_list("label", flat=True))

@@ -29,7 +29,9 @@ def open_transport(spec: UpstreamSpec, errlog: TextIO | None = None) -> Transpor
         params = StdioServerParameters(
             command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
         )
-        return stdio_client(params, errlog=errlog or sys.stderr)
+        # Under daphne's verbose logging sys.stderr is a Twisted log shim without a file
+        # descriptor; the child process needs a real one.
+        return stdio_client(params, errlog=errlog or _real_stderr())
     assert spec.url is not None  # UpstreamSpec validates this
     if spec.transport == "sse":
         return sse_client(spec.url, headers=dict(spec.headers), timeout=spec.timeout)
@@ -40,6 +42,14 @@ def open_transport(spec: UpstreamSpec, errlog: TextIO | None = None) -> Transpor
     return streamable_http_client(
         spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_SIZE
     )
+
+
+def _real_stderr() -> TextIO:
+    try:
+        sys.stderr.fileno()
+        return sys.stderr
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__
 
 
 @asynccontextmanager

@@ -1,0 +1,69 @@
+"""The upstream page's "Test connection": start the upstream once, list its tools, stop it.
+
+A separate connection from the gateway's pool, so a test never disturbs live sessions.
+The outcome is shown as an admin message: tool names, or the upstream's error (which
+never carries env or header values).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import mcp_types as types
+from asgiref.sync import async_to_sync
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from gateway.directory import spec_for
+from gateway.models import Upstream
+from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamSpec
+
+logger = logging.getLogger(__name__)
+MAX_LISTED_TOOLS = 50
+
+
+async def upstream_probe(spec: UpstreamSpec) -> list[types.Tool]:
+    """Start the upstream, list its tools and stop it again.
+
+    Raises:
+        UpstreamError: it could not be started or answered with an error.
+    """
+    connection = UpstreamConnection(spec)
+    try:
+        await connection.start()
+        return await connection.list_tools()
+    finally:
+        await connection.aclose()
+
+
+def _tools_message(upstream: Upstream, tools: list[types.Tool]) -> str:
+    shown = format_html_join(", ", "<code>{}</code>", ((t.name,) for t in tools[:MAX_LISTED_TOOLS]))
+    more = len(tools) - MAX_LISTED_TOOLS
+    return format_html(
+        "{} answered with {} tool(s): {}{}",
+        upstream.name,
+        len(tools),
+        shown,
+        f" and {more} more" if more > 0 else "",
+    )
+
+
+def connection_check_view(model_admin, request: HttpRequest, upstream_id: int) -> HttpResponse:
+    """POST: test the stored upstream's connection and come back to its page with the outcome."""
+    upstream = get_object_or_404(Upstream, pk=upstream_id)
+    if not model_admin.has_change_permission(request, upstream):
+        raise PermissionDenied
+    try:
+        tools = async_to_sync(upstream_probe)(spec_for(upstream))
+    except UpstreamError as error:
+        messages.error(request, f"Could not connect to {upstream.name}: {error}")
+    except Exception:  # the admin boundary: show a clean message, keep the details in the log
+        logger.exception("testing the connection to upstream %r failed", upstream.name)
+        messages.error(request, f"Testing {upstream.name} failed unexpectedly; see the server log.")
+    else:
+        messages.success(request, _tools_message(upstream, tools))
+    return HttpResponseRedirect(reverse("admin:gateway_upstream_change", args=[upstream.pk]))
