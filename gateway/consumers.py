@@ -26,20 +26,24 @@ from gateway.server import current_instructions
 logger = logging.getLogger(__name__)
 
 
+# Exchanges still finishing after their consumer has gone (asyncio keeps only weak refs).
+_finishing: set[asyncio.Task] = set()
+
+
 class McpConsumer(AsyncConsumer):
     """One HTTP exchange on /mcp."""
 
-    async def websocket_connect(self, message: dict) -> None:  # pragma: no cover - not routed
-        raise StopConsumer()
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.body: list[bytes] = []
+        self.size = 0
+        self.task: asyncio.Task | None = None
+        self.disconnected = asyncio.Event()
+        self.response_started = False
+        self.response_finished = False
+        self.envelope = Envelope()
 
     async def http_request(self, message: dict) -> None:
-        if not hasattr(self, "body"):
-            self.body: list[bytes] = []
-            self.size = 0
-            self.task: asyncio.Task | None = None
-            self.disconnected = asyncio.Event()
-            self.response_started = False
-            self.response_finished = False
         chunk = message.get("body", b"")
         self.size += len(chunk)
         if self.size > settings.MCP_MAX_BODY_BYTES:
@@ -49,6 +53,8 @@ class McpConsumer(AsyncConsumer):
         self.body.append(chunk)
         if not message.get("more_body"):
             self.task = asyncio.create_task(self.serve(b"".join(self.body)))
+            _finishing.add(self.task)
+            self.task.add_done_callback(_finishing.discard)
 
     async def dispatch(self, message: dict) -> None:
         # Channels closes stale DB connections before every message, a thread hop each
@@ -58,12 +64,11 @@ class McpConsumer(AsyncConsumer):
             await handler(message)
 
     async def http_disconnect(self, message: dict) -> None:
-        if hasattr(self, "disconnected"):
-            self.disconnected.set()
-            # Daphne reports a disconnect as soon as a response is complete; only a stream
-            # the client left early is cancelled (the SDK may still be settling the session).
-            if self.task is not None and not self.task.done() and not self.response_finished:
-                self.task.cancel()
+        self.disconnected.set()
+        # Daphne reports a disconnect as soon as a response is complete; only a stream the
+        # client left early is cancelled (the SDK may still be settling the session).
+        if self.task is not None and not self.task.done() and not self.response_finished:
+            self.task.cancel()
         raise StopConsumer()
 
     async def serve(self, body: bytes) -> None:
@@ -110,7 +115,6 @@ class McpConsumer(AsyncConsumer):
         identity = await identities.authenticate(token)
         if identity is None:
             return http_errors.unauthorized("invalid or revoked token")
-        self.envelope = Envelope()
         if self.scope["method"] == "POST":
             content_type = headers.get(b"content-type", "")
             if not content_type.lower().startswith("application/json"):
