@@ -1,8 +1,7 @@
-"""The /mcp endpoint: a thin Channels consumer in front of the SDK's Streamable HTTP.
+"""The /mcp endpoint: a thin Channels consumer.
 
-It owns what is the gateway's: body limit, Origin/Host checks, bearer-token
-authentication and handing the request to the session manager with the client
-attached. The SDK does the protocol (both eras), sessions and streams.
+It collects the body (within the size limit), hands the exchange to `gateway.exchange`
+(checks, authentication, the SDK or the owning worker) and stops when the client leaves.
 """
 
 from __future__ import annotations
@@ -14,14 +13,9 @@ import anyio
 from channels.consumer import AsyncConsumer, get_handler_name
 from channels.exceptions import StopConsumer
 from django.conf import settings
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.auth.provider import AccessToken
 
 from gateway import http_errors
-from gateway.envelope import Envelope, inspect_body
-from gateway.identity import bearer_token, identities
-from gateway.runtime import current_client, get_gateway, get_host
-from gateway.server import current_instructions
+from gateway.exchange import send_refusal, serve_exchange
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +25,10 @@ _finishing: set[asyncio.Task] = set()
 
 
 class McpConsumer(AsyncConsumer):
-    """One HTTP exchange on /mcp."""
+    """One HTTP exchange on /mcp: collect the body, serve it, stop when the client leaves."""
+
+    # Replies from other workers use channels of their own; no channel per exchange.
+    channel_layer_alias = None
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -41,14 +38,15 @@ class McpConsumer(AsyncConsumer):
         self.disconnected = asyncio.Event()
         self.response_started = False
         self.response_finished = False
-        self.envelope = Envelope()
 
     async def http_request(self, message: dict) -> None:
         chunk = message.get("body", b"")
         self.size += len(chunk)
         if self.size > settings.MCP_MAX_BODY_BYTES:
             limit = settings.MCP_MAX_BODY_BYTES
-            await self.refuse(*http_errors.refusal(413, f"request body over {limit} bytes"))
+            await send_refusal(
+                self.send, http_errors.refusal(413, f"request body over {limit} bytes")
+            )
             raise StopConsumer()
         self.body.append(chunk)
         if not message.get("more_body"):
@@ -72,28 +70,21 @@ class McpConsumer(AsyncConsumer):
         raise StopConsumer()
 
     async def serve(self, body: bytes) -> None:
+        receive = self.receive_for_sdk(body)
         try:
-            refused = await self.check(body)
-            if refused is not None:
-                await self.refuse(*refused)
-                return
-            if self.envelope.method == "initialize":
-                # The handshake's instructions name the upstreams this client may use.
-                instructions = await get_gateway().instructions_for_identity(current_client.get())
-                current_instructions.set(instructions)
-            receive = self.receive_for_sdk(body)
-            await get_host().handle(self.scope_for_sdk, receive, self.send_tracked)
+            await serve_exchange(self.scope, body, receive, self.send_tracked)
         except asyncio.CancelledError:
             raise
         except anyio.ClosedResourceError:
             # The session ended (DELETE, expiry) while this request was on its way in.
             logger.info("request for a session that was closing")
             if not self.response_started:
-                await self.refuse(*http_errors.refusal(404, "Session not found"))
+                await send_refusal(self.send, http_errors.refusal(404, "Session not found"))
         except Exception:
             logger.exception("unexpected error serving /mcp")
             if not self.response_started:
-                await self.refuse(*http_errors.refusal(500, "internal error; see the server log"))
+                refusal = http_errors.refusal(500, "internal error; see the server log")
+                await send_refusal(self.send, refusal)
 
     async def send_tracked(self, message: dict) -> None:
         """Send to the client, noting when the response has begun."""
@@ -102,30 +93,6 @@ class McpConsumer(AsyncConsumer):
         elif message["type"] == "http.response.body" and not message.get("more_body"):
             self.response_finished = True
         await self.send(message)
-
-    async def check(self, body: bytes) -> tuple | None:
-        headers = dict((k.lower(), v.decode("latin-1")) for k, v in self.scope["headers"])
-        if not http_errors.host_allowed(headers.get(b"host"), settings.ALLOWED_HOSTS):
-            return http_errors.refusal(421, "Host not allowed (see ALLOWED_HOSTS)")
-        if not http_errors.origin_allowed(headers.get(b"origin"), settings.MCP_ALLOWED_ORIGINS):
-            return http_errors.refusal(403, "Origin not allowed (see LOCALROUTER_ALLOWED_ORIGINS)")
-        token = bearer_token(self.scope["headers"])
-        if token is None:
-            return http_errors.unauthorized("missing bearer token")
-        identity = await identities.authenticate(token)
-        if identity is None:
-            return http_errors.unauthorized("invalid or revoked token")
-        if self.scope["method"] == "POST":
-            content_type = headers.get(b"content-type", "")
-            if not content_type.lower().startswith("application/json"):
-                return http_errors.refusal(415, "Content-Type must be application/json")
-            self.envelope = inspect_body(body)
-            if self.envelope.error is not None:
-                return http_errors.refusal(400, self.envelope.error[1], code=self.envelope.error[0])
-        current_client.set(identity)
-        access = AccessToken(token="", client_id=str(identity.id), scopes=[])
-        self.scope_for_sdk = {**self.scope, "user": AuthenticatedUser(access)}
-        return None
 
     def receive_for_sdk(self, body: bytes):
         """An ASGI receive: the whole body once, then wait for the client to go away."""
@@ -140,7 +107,3 @@ class McpConsumer(AsyncConsumer):
             return {"type": "http.disconnect"}
 
         return receive
-
-    async def refuse(self, status: int, headers: list, body: bytes) -> None:
-        await self.send({"type": "http.response.start", "status": status, "headers": headers})
-        await self.send({"type": "http.response.body", "body": body})

@@ -44,6 +44,10 @@ class McpHost:
         await self._ensure_started()
         await self._manager.handle_request(scope, receive, send)
 
+    def owns(self, session_id: str) -> bool:
+        """Whether the session lives in this worker."""
+        return session_id in self._manager._server_instances
+
     async def _ensure_started(self) -> None:
         if self._started is None:
             self._started = asyncio.Event()

@@ -19,6 +19,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.catalog import MergedCatalog, instructions_text, merge, plan_for
 from gateway.directory import directory
+from gateway.forwarding import Forwarding
 from gateway.host import McpHost
 from gateway.identity import ClientIdentity
 from gateway.listings import Listings
@@ -54,6 +55,7 @@ class Gateway:
         self.recorder = SessionRecorder()
         self.bus = InMemorySubscriptionBus()
         self._sweeper: asyncio.Task | None = None
+        self.forwarding = Forwarding() if settings.REDIS_URL else None
         self._plans: dict[tuple, tuple[MergedCatalog, CatalogPlan | None]] = {}
         self.server = build_server(self, self.bus)
         self.host = McpHost(
@@ -157,6 +159,8 @@ class Gateway:
 
     async def session_ended(self, session: GatewaySession) -> None:
         self.sessions.pop(session.key, None)
+        if self.forwarding is not None and self.forwarding.channel is not None:
+            await self.forwarding.directory.release(session.key, self.forwarding.channel)
         self.recorder.changed(session, ended=True)
         logger.info("session %s ended after %d call(s)", session.key[:8], session.stats.call_count)
 
@@ -188,6 +192,8 @@ class Gateway:
             await session.aclose()
         await self.pool.aclose()
         await self.recorder.aclose()
+        if self.forwarding is not None:
+            await self.forwarding.aclose()
 
 
 _gateway: Gateway | None = None
@@ -200,10 +206,6 @@ def get_gateway() -> Gateway:
         _gateway = Gateway()
         _stop_with_reactor(_gateway)
     return _gateway
-
-
-def get_host() -> McpHost:
-    return get_gateway().host
 
 
 def _stop_with_reactor(gateway: Gateway) -> None:

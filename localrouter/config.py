@@ -64,10 +64,13 @@ def channel_layers() -> dict[str, Any]:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
         raise ConfigError("REDIS_URL: expected a redis:// or rediss:// URL")
+    # redis-py 8 reads with a 5 s socket timeout, the same as channels_redis's blocking
+    # pop: a receive that waits longer than that would fail instead of waiting on.
+    host = {"address": url, "socket_timeout": 30}
     return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [url]},
+            "CONFIG": {"hosts": [host]},
         }
     }
 

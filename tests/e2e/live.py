@@ -109,6 +109,27 @@ class LiveGateway:
             yield client
 
 
+def start_daphne(live: LiveGateway, port: int, log_path: Path) -> subprocess.Popen:
+    """One more daphne worker for `live`'s database and settings."""
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "daphne"),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "localrouter.asgi:application",
+            ],
+            cwd=ROOT,
+            env=live.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    wait_for_port(process, port, 30)
+    return process
+
+
 def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: str) -> LiveGateway:
     """Migrate a fresh database, add upstreams and clients, and start daphne."""
     port = free_port()

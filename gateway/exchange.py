@@ -1,0 +1,138 @@
+"""One /mcp HTTP exchange: checks, authentication, then the SDK (here or at the owner).
+
+Used by the consumer for requests from clients, and by `forwarding` for requests another
+worker passed on; both hand in an ASGI-style `receive` and `send`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from django.conf import settings
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from gateway import http_errors
+from gateway.envelope import inspect_body
+from gateway.identity import ClientIdentity, bearer_token, identities
+from gateway.runtime import Gateway, current_client, get_gateway
+from gateway.server import current_instructions
+
+logger = logging.getLogger(__name__)
+Send = Callable[[dict], Awaitable[None]]
+Receive = Callable[[], Awaitable[dict]]
+OWNER_SILENCE_SECONDS = 10.0
+
+
+async def send_refusal(send: Send, refusal: tuple) -> None:
+    status, headers, body = refusal
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def admit(scope: dict, body: bytes) -> tuple[tuple | None, ClientIdentity | None, str | None]:
+    """(refusal, client, JSON-RPC method) for a request: Host, Origin, token, body checks."""
+    headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    if not http_errors.host_allowed(headers.get(b"host"), settings.ALLOWED_HOSTS):
+        return http_errors.refusal(421, "Host not allowed (see ALLOWED_HOSTS)"), None, None
+    if not http_errors.origin_allowed(headers.get(b"origin"), settings.MCP_ALLOWED_ORIGINS):
+        refusal = http_errors.refusal(403, "Origin not allowed (see LOCALROUTER_ALLOWED_ORIGINS)")
+        return refusal, None, None
+    token = bearer_token(scope["headers"])
+    if token is None:
+        return http_errors.unauthorized("missing bearer token"), None, None
+    identity = await identities.authenticate(token)
+    if identity is None:
+        return http_errors.unauthorized("invalid or revoked token"), None, None
+    method = None
+    if scope["method"] == "POST":
+        if not headers.get(b"content-type", "").lower().startswith("application/json"):
+            return http_errors.refusal(415, "Content-Type must be application/json"), None, None
+        envelope = inspect_body(body)
+        if envelope.error is not None:
+            code, message = envelope.error
+            return http_errors.refusal(400, message, code=code), None, None
+        method = envelope.method
+    return None, identity, method
+
+
+def _header(scope: dict, name: bytes) -> str | None:
+    return next((v.decode("latin-1") for k, v in scope["headers"] if k.lower() == name), None)
+
+
+async def _owner_elsewhere(gateway: Gateway, scope: dict, identity: ClientIdentity) -> str | None:
+    """The channel of the worker that owns this request, when it is not this one."""
+    forwarding = gateway.forwarding
+    mine = await forwarding.start(serve_exchange)
+    session_id = _header(scope, b"mcp-session-id")
+    if session_id is not None:
+        if gateway.host.owns(session_id):
+            return None
+        owner = await forwarding.directory.owner(session_id)
+    elif _header(scope, b"mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS:
+        owner = await forwarding.directory.claim(f"client-{identity.id}", mine)
+    else:
+        return None
+    return owner if owner and owner != mine else None
+
+
+async def _relay(gateway: Gateway, owner: str, scope: dict, body: bytes, send: Send) -> None:
+    """Have the owning worker serve the exchange and pass its answer through."""
+    layer, forwarding = gateway.forwarding.layer, gateway.forwarding
+    reply = await layer.new_channel()
+    exchange = await forwarding.forward(owner, scope, body, reply)
+    silence: float | None = OWNER_SILENCE_SECONDS
+    try:
+        while True:
+            message = await asyncio.wait_for(layer.receive(reply), silence)
+            silence = None
+            event = message["event"]
+            await send(event)
+            if event["type"] == "http.response.body" and not event.get("more_body"):
+                return
+    except TimeoutError:
+        logger.warning("the worker owning this session did not answer; treating it as gone")
+        await send_refusal(send, http_errors.refusal(404, "Session not found"))
+    except asyncio.CancelledError:
+        await asyncio.shield(forwarding.disconnect(owner, exchange))
+        raise
+
+
+def _claiming(gateway: Gateway, send: Send) -> Send:
+    """A send that records this worker as owner of a session it is about to announce."""
+
+    async def send_and_claim(event: dict) -> None:
+        if event["type"] == "http.response.start":
+            for name, value in event.get("headers", []):
+                if name.lower() == b"mcp-session-id":
+                    mine = await gateway.forwarding.start(serve_exchange)
+                    await gateway.forwarding.directory.claim(value.decode(), mine)
+        await send(event)
+
+    return send_and_claim
+
+
+async def serve_exchange(
+    scope: dict, body: bytes, receive: Receive, send: Send, *, forwarded: bool = False
+) -> None:
+    """Serve one exchange: refuse it, pass it to its owning worker, or run it here."""
+    refusal, identity, method = await admit(scope, body)
+    if refusal is not None:
+        await send_refusal(send, refusal)
+        return
+    gateway = get_gateway()
+    current_client.set(identity)
+    if gateway.forwarding is not None and not forwarded:
+        owner = await _owner_elsewhere(gateway, scope, identity)
+        if owner is not None:
+            await _relay(gateway, owner, scope, body, send)
+            return
+        send = _claiming(gateway, send)
+    if method == "initialize":
+        # The handshake's instructions name the upstreams this client may use.
+        current_instructions.set(await gateway.instructions_for_identity(identity))
+    access = AccessToken(token="", client_id=str(identity.id), scopes=[])
+    await gateway.host.handle({**scope, "user": AuthenticatedUser(access)}, receive, send)

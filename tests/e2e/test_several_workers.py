@@ -1,0 +1,84 @@
+"""Two daphne workers sharing Redis serve one client behind a round-robin balancer."""
+
+import os
+import re
+from contextlib import asynccontextmanager
+
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.e2e.live import INITIALIZE, start_daphne, start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.round_robin import round_robin
+from tests.fixtures.http_server import free_port, stop_process
+
+pytestmark = pytest.mark.anyio
+REDIS = os.environ.get("TEST_REDIS_URL")
+ACCEPT = "application/json, text/event-stream"
+LABEL = re.compile(r'indexed as "([^"]+)"')
+
+
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory):
+    if not REDIS:
+        pytest.skip("TEST_REDIS_URL is not set (CI sets it to the machine's Redis)")
+    gateway = start_gateway(
+        tmp_path_factory.mktemp("workers"),
+        [stdio_upstream("echo", "echo_server.py")],
+        [{"name": "hana", "set": {"response_threshold": 2048}}],
+        REDIS_URL=REDIS,
+    )
+    second_port = free_port()
+    second = start_daphne(gateway, second_port, gateway.data_dir / "daphne-2.log")
+    first_port = int(gateway.url.rsplit(":", 1)[1].split("/")[0])
+    try:
+        with round_robin([first_port, second_port]) as balancer:
+            gateway.extra.update(
+                first=gateway.url,
+                second=f"http://127.0.0.1:{second_port}/mcp",
+                balanced=f"http://127.0.0.1:{balancer}/mcp",
+            )
+            yield gateway
+    finally:
+        stop_process(second)
+        stop_gateway(gateway)
+
+
+@asynccontextmanager
+async def balanced_client(workers, mode: str):
+    http = workers.http(workers.tokens["hana"])
+    transport = streamable_http_client(workers.extra["balanced"], http_client=http)
+    async with Client(transport, mode=mode) as client:
+        yield client
+
+
+async def test_a_session_opened_on_one_worker_is_served_by_the_other(workers):
+    async with workers.http(workers.tokens["hana"]) as http:
+        opened = await http.post(
+            workers.extra["first"], json=INITIALIZE, headers={"Accept": ACCEPT}
+        )
+        headers = {
+            "Accept": ACCEPT,
+            "Mcp-Session-Id": opened.headers["mcp-session-id"],
+            "MCP-Protocol-Version": "2025-06-18",
+        }
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        elsewhere = await http.post(workers.extra["second"], json=listing, headers=headers)
+        assert elsewhere.status_code == 200
+        assert "echo__echo" in elsewhere.text
+        assert (await http.delete(workers.extra["second"], headers=headers)).status_code == 200
+        gone = await http.post(workers.extra["first"], json=listing, headers=headers)
+    assert gone.status_code == 404
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_indexed_responses_stay_readable_whichever_worker_answers(workers, mode):
+    async with balanced_client(workers, mode) as client:
+        for _ in range(3):
+            assert (await client.call_tool("echo__echo", {"text": "hi"})).content[0].text == "hi"
+        big = await client.call_tool("echo__big_text", {"size": 20_000})
+        label = LABEL.search(big.content[0].text).group(1)
+        for _ in range(4):
+            page = await client.call_tool("IndexRead", {"label": label, "limit": 1})
+            assert not page.is_error, page.content[0].text
+            assert page.content[0].text.startswith("1-1: xxxx")  # one long line, in parts
