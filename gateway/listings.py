@@ -105,6 +105,6 @@ class Listings:
             self.version += 1
             return fresh
 
-    def status(self) -> dict[str, str | None]:
-        """upstream -> last error (None when its listing was read fine)."""
-        return {name: listing.error for name, listing in self._listings.items()}
+    def summary(self) -> dict[str, tuple[str | None, int]]:
+        """upstream -> (last error or None, tool count) for the upstreams read so far."""
+        return {name: (item.error, len(item.tools)) for name, item in self._listings.items()}

@@ -157,6 +157,13 @@ class Gateway:
                 if session.connection is None and now - session.last_activity > timeout:
                     await session.aclose()
 
+    def live_session(self, record_id: str) -> GatewaySession | None:
+        """The open session whose report record has this key."""
+        for session in list(self.sessions.values()):
+            if session.record_id == record_id and not session.closed:
+                return session
+        return None
+
     async def session_ended(self, session: GatewaySession) -> None:
         self.sessions.pop(session.key, None)
         if self.forwarding is not None and self.forwarding.channel is not None:
@@ -197,6 +204,11 @@ class Gateway:
 
 
 _gateway: Gateway | None = None
+
+
+def running_gateway() -> Gateway | None:
+    """This worker's gateway if one was started (the admin asks without starting one)."""
+    return _gateway
 
 
 def get_gateway() -> Gateway:

@@ -31,7 +31,11 @@ class SessionRecord(models.Model):
 
     class Meta:
         ordering = ["-started_at"]
-        indexes = [models.Index(fields=["client", "-started_at"])]
+        indexes = [
+            models.Index(fields=["client", "-started_at"]),
+            # prune_sessions deletes by last activity.
+            models.Index(fields=["last_activity_at"], name="sessionrecord_last_activity"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.client_label} {self.started_at:%Y-%m-%d %H:%M}"
@@ -52,6 +56,11 @@ class IndexedLabel(models.Model):
 
     class Meta:
         ordering = ["session", "id"]
+        indexes = [
+            # The overview lists the biggest responses; the label list searches by tool.
+            models.Index(fields=["-original_bytes"], name="indexedlabel_biggest"),
+            models.Index(fields=["tool"], name="indexedlabel_tool"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["session", "label"], name="unique_label_per_session")
         ]

@@ -15,6 +15,7 @@ try:
     SECRET_KEY = config.secret_key(DATA_DIR)
     DATABASES = {"default": config.database_config(DATA_DIR)}
     CHANNEL_LAYERS = config.channel_layers()
+    REDIS_URL = config.env.str("REDIS_URL", default="")
     DEBUG = config.boolean("DEBUG", default=False)
     ALLOWED_HOSTS = config.listing("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
     # Origins a browser-based MCP client may call /mcp from (DNS-rebinding protection).
@@ -26,6 +27,8 @@ try:
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)
     )
+    # Session reports older than this many days are removed by `manage.py prune_sessions`.
+    REPORT_RETENTION_DAYS = int(config.number("LOCALROUTER_REPORT_RETENTION_DAYS", 30, minimum=1))
 except config.ConfigError as error:
     config.fail(error)
 
@@ -45,6 +48,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # The admin's CSS and JS, served by the same daphne (no separate web server needed).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -82,6 +87,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise expects it, even when serving from the apps
+WHITENOISE_USE_FINDERS = True  # straight from the installed apps, no collectstatic step
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LOGGING = {
