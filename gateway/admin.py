@@ -3,10 +3,12 @@
 from urllib.parse import urlsplit
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.urls import path
 from django.views.decorators.http import require_POST
 
 from gateway.admin_forms import UpstreamAdminForm
+from gateway.admin_import import import_view
 from gateway.admin_test_connection import connection_check_view
 from gateway.models import Upstream
 
@@ -34,10 +36,17 @@ class UpstreamAdmin(admin.ModelAdmin):
 
     def get_urls(self):
         check = self.admin_site.admin_view(require_POST(self.test_connection_view))
+        importer = self.admin_site.admin_view(self.import_view)
         return [
+            path("import/", importer, name="gateway_upstream_import"),
             path("<int:upstream_id>/test-connection/", check, name="gateway_upstream_test"),
             *super().get_urls(),
         ]
+
+    def import_view(self, request):
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        return import_view(self, request)
 
     def test_connection_view(self, request, upstream_id: int):
         return connection_check_view(self, request, upstream_id)

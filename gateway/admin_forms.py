@@ -9,14 +9,19 @@ from django import forms
 from gateway.models import Upstream
 
 MASK = "••••••••"
-PLACEHOLDER = re.compile(r"^\$\{[^}]*\}$")
+PLACEHOLDER = re.compile(r"\$\{[^}]*\}")
+PLAIN_WORDS = re.compile(r"^[A-Za-z :/_-]{0,16}$")
+
+
+def is_template(value: str) -> bool:
+    """A value made of `${VAR}` placeholders and a few plain words ("Bearer ${TOKEN}")."""
+    return bool(PLACEHOLDER.search(value)) and bool(PLAIN_WORDS.match(PLACEHOLDER.sub("", value)))
 
 
 def masked_lines(mapping: dict[str, str], *, separator: str) -> str:
     """NAME=value lines with secret values replaced by the mask (placeholders stay readable)."""
     return "\n".join(
-        f"{key}{separator}{value if PLACEHOLDER.match(value) else MASK}"
-        for key, value in mapping.items()
+        f"{key}{separator}{value if is_template(value) else MASK}" for key, value in mapping.items()
     )
 
 

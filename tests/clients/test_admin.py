@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from clients.models import Client, GlobalSettings
 from clients.services import client_for_token
-from gateway.admin_forms import MASK
+from gateway.admin_forms import MASK, masked_lines
 from gateway.models import Upstream
 from tests.factories import ClientFactory, UpstreamFactory
 
@@ -177,3 +177,17 @@ def test_upstream_list_never_shows_url_credentials(staff):
     page = staff.get(reverse("admin:gateway_upstream_changelist")).content.decode()
     assert "https://example.com/mcp" in page
     assert "pw@" not in page and "key=abc" not in page
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("${GITHUB_TOKEN}", True),
+        ("Bearer ${NOTION_TOKEN}", True),
+        ("Bearer sk-live-123", False),
+        ("${A}sk-live-123456789", False),
+        ("plain", False),
+    ],
+)
+def test_only_placeholder_values_are_shown_back(value, shown):
+    assert (value in masked_lines({"K": value}, separator="=")) is shown

@@ -209,6 +209,35 @@ def test_a_new_clients_token_is_shown_once(page: Page, gateway: LiveGateway):
     expect(page.locator("#snippet-claude-code")).to_contain_text("Bearer <your token>")
 
 
+def test_an_mcp_servers_file_is_imported_from_the_upstream_list(
+    page: Page, gateway: LiveGateway, tmp_path
+):
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "imported-time": {"command": "uvx", "args": ["mcp-server-time"]},
+                    "imported-notion": {
+                        "type": "http",
+                        "url": "https://mcp.notion.com/mcp",
+                        "headers": {"Authorization": "Bearer ${NOTION_TOKEN}"},
+                    },
+                }
+            }
+        )
+    )
+    log_in(page, gateway)
+    page.goto(admin_url(gateway, "gateway/upstream/"))
+    page.click("#import-servers")
+    page.set_input_files("#id_config_file", str(config))
+    page.click("#import-submit")
+    expect(page.locator(".messagelist")).to_contain_text("Created  imported-time (stdio)")
+    expect(page.locator("#result_list")).to_contain_text("imported-notion")
+    page.locator("#result_list").get_by_role("link", name="imported-notion").click()
+    expect(page.locator("#id_headers_text")).to_have_value("Authorization: Bearer ${NOTION_TOKEN}")
+
+
 def test_visitors_who_are_not_logged_in_get_the_login_page(page: Page, gateway: LiveGateway):
     page.goto(admin_url(gateway, "indexing/sessionrecord/overview/"))
     expect(page.locator("#id_username")).to_be_visible()

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexing.chunker import DocumentFormat, chunk_document, detect_format
+from indexing.chunker.plaintext import section_titles
 from indexing.chunker.sizing import MAX_CHUNK_CHARS
 from indexing.text import LINE_PART_CHARS
 
@@ -207,3 +208,43 @@ def test_no_chunk_is_giant_and_every_range_is_inside_the_document(pieces: list[s
     for chunk in document.chunks:
         assert len(chunk.body) <= MAX_CHUNK_CHARS
         assert 1 <= chunk.start_line <= chunk.end_line <= len(document.lines)
+
+
+MAN_PAGE = """\
+TOOL(1)                     General Commands Manual                    TOOL(1)
+
+NAME
+       tool - does things
+
+DESCRIPTION
+       Tool reads its input and writes the result.
+
+EXPANSION
+       Expansion happens in several steps.
+
+   Parameter Expansion
+       A dollar sign introduces parameter expansion.
+
+   Brace Expansion
+       Braces generate strings.
+"""
+
+
+def test_man_page_chunks_are_titled_by_section_and_subsection() -> None:
+    assert chunk_document(MAN_PAGE).format is DocumentFormat.TEXT
+    assert [title for _, title in section_titles(MAN_PAGE.splitlines())] == [
+        "NAME",
+        "DESCRIPTION",
+        "EXPANSION",
+        "EXPANSION > Parameter Expansion",
+        "EXPANSION > Brace Expansion",
+    ]
+    long_page = MAN_PAGE.replace("Braces generate strings.", "Braces generate strings.\n" * 400)
+    titles = {chunk.title for chunk in chunk_document(long_page).chunks}
+    assert "EXPANSION > Brace Expansion" in titles
+
+
+def test_logs_keep_first_line_titles_even_with_one_all_caps_line() -> None:
+    log = "STARTUP\n" + "\n".join(f"2024-01-01 INFO request {i} served" for i in range(300))
+    chunks = chunk_document(log).chunks
+    assert chunks[-1].title.startswith("2024-01-01 INFO request")

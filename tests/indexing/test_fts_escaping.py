@@ -66,3 +66,19 @@ def test_a_100_kb_query_is_a_valid_match_expression(fts_tables: sqlite3.Connecti
     expression = escape_fts('"NEAR( * ^ ' * 10_000)
     assert expression is not None
     fts_tables.execute("SELECT rowid FROM words WHERE words MATCH ?", (expression,)).fetchall()
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("database permissions", None),
+        ("getUserById helper", '"getUserById" OR "helper"'),
+        ("error 404", '"error" OR "404"'),
+        ("read_file", '"read_file"'),
+        ("of it", None),
+    ],
+)
+def test_the_trigram_table_is_only_asked_when_a_piece_is_not_a_plain_word(
+    query: str, expected: str | None
+) -> None:
+    assert escape_fts(query, min_chars=3, unless_plain=True) == expected

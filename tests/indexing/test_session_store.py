@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from indexing.chunker import DocumentFormat, chunk_document
 from indexing.errors import IndexToolError, LabelEvictedError
 from indexing.labels import LabelCounter
 from indexing.store import DocumentTooLargeError, SessionStore
@@ -183,3 +184,71 @@ def test_binary_and_broken_unicode_content_is_indexed_and_readable() -> None:
     index_anything()
     store.add("docs__read:1", GUIDE, tool="docs__read", run=1)
     assert store.search("permissions")[0].title == "Troubleshooting"
+
+
+def _reference_slices(
+    lines: list[str], first: int, last: int, skip: int, max_chars: int
+) -> list[tuple[int, int, int, str]]:
+    """What read_lines returns, computed from the lines themselves."""
+    slices, total = [], 0
+    for number in range(first, min(last, len(lines)) + 1):
+        line = lines[number - 1]
+        first_char = skip if number == first else 0
+        text = line[first_char : first_char + max_chars]
+        slices.append((number, len(line), first_char, text))
+        total += len(text)
+        if total >= max_chars:
+            break
+    return slices
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(["", "short", "é" * 30, "x" * 900, "y" * 2500, "z" * 20_000]), max_size=300
+    ),
+    first=st.integers(1, 300),
+    span=st.integers(0, 300),
+    skip=st.integers(0, 5000),
+    max_chars=st.integers(1, 70_000),
+)
+def test_read_lines_matches_the_stored_lines_for_any_page_layout(
+    lines: list[str], first: int, span: int, skip: int, max_chars: int
+) -> None:
+    store = SessionStore()
+    store.add("t:1", "".join(line + "\n" for line in lines), tool="t", format=DocumentFormat.TEXT)
+    got = store.read_lines("t:1", first, first + span, skip_chars=skip, max_chars=max_chars)
+    expected = _reference_slices(lines, first, first + span, skip, max_chars)
+    assert [(s.number, s.length, s.first_char, s.text) for s in got] == expected
+
+
+def test_hits_carry_the_chunk_bodies_the_chunker_made() -> None:
+    text = "# A\n\nalpha words here\n\n# B\n\n" + "x" * 5000 + " bravo\n"
+    store = SessionStore()
+    store.add("t:1", text, tool="t")
+    bodies = {chunk.body for chunk in chunk_document(text).chunks}
+    for query in ("alpha", "bravo", "XXXXX"):  # upper case: a substring query
+        hits = store.search(query)
+        assert hits and all(hit.body in bodies for hit in hits)
+
+
+def test_evicted_documents_leave_no_search_rows_behind() -> None:
+    store = SessionStore(max_bytes=20_000)
+    store.add("t:1", "# Old\n\nzebraword quokkaId\n" + "filler text\n" * 1000, tool="t")
+    store.add("t:2", "# New\n\nnothing special\n" + "other text\n" * 1500, tool="t")
+    assert store.evicted_labels() == ["t:1"]
+    assert store.search("zebraword quokkaId") == []
+    store.add("t:3", "# Newer\n\nzebraword again\n", tool="t")
+    assert [hit.label for hit in store.search("zebraword")] == ["t:3"]
+
+
+def test_a_source_between_other_documents_keeps_only_its_chunks() -> None:
+    store = SessionStore()
+    for name in ("a__x:1", "b__y:1", "a__x:2", "c__z:1"):
+        store.add(name, f"# {name}\n\ncommon words\n\n# More\n\ncommon again\n", tool="t")
+    assert {hit.label for hit in store.search("common", source="a__", limit=20)} == {
+        "a__x:1",
+        "a__x:2",
+    }
+    assert {hit.label for hit in store.search("common", source="b__y:1", limit=20)} == {"b__y:1"}
+    assert len({hit.label for hit in store.search("common", limit=20)}) == 4

@@ -2,15 +2,10 @@
 
 from pathlib import Path
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import transaction
 
-from gateway.mcp_config import ConfigFileError, parse_config
-from gateway.models import Upstream
-from localrouter.validation import describe
-
-FIELDS = ("transport", "command", "args", "env", "cwd", "url", "headers")
+from gateway.mcp_config import ConfigFileError
+from gateway.services import upstreams_import
 
 
 class Command(BaseCommand):
@@ -33,30 +28,8 @@ class Command(BaseCommand):
         except (OSError, UnicodeDecodeError) as error:
             raise CommandError(f"{path}: cannot read ({error})") from None
         try:
-            entries = parse_config(text, source=str(path))
+            report = upstreams_import(text=text, source=str(path), update=options["update"])
         except ConfigFileError as error:
             raise CommandError(str(error)) from None
-        if not entries:
-            raise CommandError(f"{path}: the file lists no servers")
-
-        report: list[str] = []
-        with transaction.atomic():
-            for entry in entries:
-                upstream = Upstream.objects.filter(name=entry.name).first()
-                if upstream is not None and not options["update"]:
-                    report.append(f"skipped  {entry.name} (exists; use --update to replace it)")
-                    continue
-                verb = "updated " if upstream else "created "
-                upstream = upstream or Upstream(name=entry.name)
-                for field in FIELDS:
-                    setattr(upstream, field, getattr(entry, field))
-                try:
-                    upstream.full_clean()
-                except ValidationError as error:
-                    raise CommandError(
-                        f"{entry.name}: {describe(error)} (nothing imported)"
-                    ) from None
-                upstream.save()
-                report.append(f"{verb} {entry.name} ({entry.transport})")
         for line in report:
             self.stdout.write(line)
