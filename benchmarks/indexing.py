@@ -490,7 +490,7 @@ def report(
         "`ResponseCompressor.compress` into a fresh store (sanitize, chunk, placeholder, "
         "lines + chunks + FTS5 rows), median of the repeats. *floor* = the same text as one "
         "row into bare FTS5 tables with the same tokenizers (porter, plus trigram when the "
-        f"store builds one: documents up to {DEFAULT_TRIGRAM_MAX_BYTES // MIB} MiB). "
+        f"store builds one: documents up to {size_name(DEFAULT_TRIGRAM_MAX_BYTES)}). "
         "*chunk* = `chunk_document` alone. The threshold is lowered to half the size so "
         "10 KiB responses are indexed too (the default 16 KiB would pass them through).",
         "",

@@ -4,7 +4,11 @@ Semantics: the query is split on whitespace; every piece becomes a quoted FTS5 s
 (embedded `"` doubled), so operators (`AND`, `NEAR(`, `*`, `^`, `-`, `col:`) are plain text.
 Pieces are OR-ed: BM25 ranks chunks matching more (and rarer) pieces first. For the
 porter table a piece like `read_file` becomes the phrase "read file"; for the trigram
-table pieces shorter than three characters cannot match and are dropped.
+table pieces shorter than three characters cannot match and are dropped. The trigram
+table is only asked when some piece is one the porter table cannot serve: a plain
+lowercase word (`[a-z]+`) is matched by its stem there, while identifiers, digits,
+punctuation and mixed case need the substring index. It is then asked for every piece, so
+its ranking does not favour chunks matching only the unusual piece.
 """
 
 import re
@@ -16,6 +20,7 @@ MAX_TERM_CHARS = 200
 TRIGRAM_MIN_CHARS = 3
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PLAIN_WORD = re.compile(r"[a-z]+")
 
 
 def query_terms(query: str) -> list[str]:
@@ -30,9 +35,18 @@ def query_terms(query: str) -> list[str]:
     return terms
 
 
-def escape_fts(query: str, *, min_chars: int = 1) -> str | None:
-    """Return a safe MATCH expression for any `query`, or None when no piece can match."""
-    quoted = [
-        '"' + term.replace('"', '""') + '"' for term in query_terms(query) if len(term) >= min_chars
-    ]
+def is_plain_word(term: str) -> bool:
+    """True for a lowercase ASCII word, which the porter table serves without substrings."""
+    return _PLAIN_WORD.fullmatch(term) is not None
+
+
+def escape_fts(query: str, *, min_chars: int = 1, unless_plain: bool = False) -> str | None:
+    """Return a safe MATCH expression for any `query`, or None when no piece can match.
+
+    `unless_plain` also returns None when every piece is a plain lowercase `[a-z]+` word.
+    """
+    terms = [term for term in query_terms(query) if len(term) >= min_chars]
+    if unless_plain and all(map(is_plain_word, terms)):
+        return None
+    quoted = ['"' + term.replace('"', '""') + '"' for term in terms]
     return " OR ".join(quoted) if quoted else None

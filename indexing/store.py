@@ -4,17 +4,30 @@ import json
 import sqlite3
 import threading
 import time
+from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import accumulate, filterfalse
 
-from indexing.chunker import DocumentFormat, ParsedDocument, chunk_document
+from indexing.chunker import Chunk, DocumentFormat, ParsedDocument, chunk_document
 from indexing.errors import evicted_label_error, unknown_label_error
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
 from indexing.stats import CompressionStats, DocumentStats
-from indexing.text import sanitize, utf8_size
+from indexing.text import LINE_PART_CHARS, sanitize, utf8_size
 
 DEFAULT_MAX_BYTES = 256 * 2**20
-DEFAULT_TRIGRAM_MAX_BYTES = 8 * 2**20
+DEFAULT_TRIGRAM_MAX_BYTES = 512 * 2**10
 TITLE_WEIGHT = 5.0
+PAGE_LINES = 64
+"""Lines are stored in pages of up to this many lines, joined with `\\n`."""
+PAGE_CHARS = 1024
+"""Pages are halved until they fit this many characters (newlines included); a longer line
+is a page alone. Small rows fill SQLite's 4 KiB pages well."""
+FTS_MERGE_OPTIONS = (("automerge", 8), ("crisismerge", 64))
+"""Merge FTS5 segments less eagerly (defaults 4 and 16): ~10% less time indexing a large
+document, same search time in the benchmark."""
+MAX_SQL_RANGES = 32
+"""A source made of more separate chunk id ranges is filtered while reading the ranking."""
 _FUSION_K = 60  # reciprocal rank fusion constant, as in Cormack et al.
 
 _SCHEMA = """
@@ -29,9 +42,10 @@ CREATE TABLE documents (
 );
 CREATE TABLE lines (
     doc_id INTEGER NOT NULL,
-    number INTEGER NOT NULL,
+    first_line INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
     text TEXT NOT NULL,
-    PRIMARY KEY (doc_id, number)
+    PRIMARY KEY (doc_id, first_line)
 );
 CREATE TABLE chunks (
     id INTEGER PRIMARY KEY,
@@ -40,16 +54,19 @@ CREATE TABLE chunks (
     start_line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     part INTEGER,
-    body TEXT NOT NULL
+    body TEXT
 );
-CREATE INDEX chunks_by_document ON chunks (doc_id);
 CREATE VIRTUAL TABLE chunk_words USING fts5(
-    title, body, content='chunks', content_rowid='id', tokenize='porter unicode61'
+    title, body, content='', tokenize='porter unicode61'
 );
 CREATE VIRTUAL TABLE chunk_trigrams USING fts5(
-    title, body, content='chunks', content_rowid='id', tokenize='trigram'
+    title, body, content='', tokenize='trigram'
 );
 """
+# `lines` holds pages: up to PAGE_LINES consecutive lines from `first_line`, joined with
+# `\n` (lines never contain one). `chunks.body` is NULL when the body is what it always is
+# for the chunker's chunks: lines start..end joined with `\n`, or part `part` of one long
+# line; the FTS tables are contentless, so the text is stored once, in `lines`.
 _FTS_TABLES = ("chunk_words", "chunk_trigrams")
 
 
@@ -69,6 +86,8 @@ class DocumentInfo:
     line_count: int
     byte_count: int
     has_trigrams: bool
+    first_chunk: int = 0
+    last_chunk: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +117,11 @@ def connect() -> sqlite3.Connection:
     """Open a fresh in-memory database with the store schema; the one connection factory."""
     connection = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     connection.executescript(_SCHEMA)
+    for table in _FTS_TABLES:
+        for option, value in FTS_MERGE_OPTIONS:
+            connection.execute(
+                f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (option, value)
+            )
     return connection
 
 
@@ -108,7 +132,7 @@ class SessionStore:
     should run `add`/`add_document` in a thread (`asyncio.to_thread`).
     `max_bytes` bounds the UTF-8 size of the indexed text; the oldest documents are
     evicted whole to make room. Only documents up to `trigram_max_bytes` also get the
-    (about 7x larger) trigram index used for substring search.
+    trigram index used for substring search (3-4x the text, and most of the indexing time).
     """
 
     def __init__(
@@ -125,6 +149,7 @@ class SessionStore:
         self._documents: dict[str, DocumentInfo] = {}
         self._evicted: dict[str, DocumentInfo] = {}
         self._total_bytes = 0
+        self._next_chunk_id = 1
 
     @property
     def total_bytes(self) -> int:
@@ -151,7 +176,12 @@ class SessionStore:
         return replace(stats, seconds=time.perf_counter() - started)
 
     def add_document(
-        self, label: str, document: ParsedDocument, *, tool: str, run: int | None = None
+        self,
+        label: str,
+        document: ParsedDocument,
+        *,
+        tool: str,
+        run: int | None = None,
     ) -> DocumentStats:
         """Index an already chunked document under `label`, evicting old documents if needed.
 
@@ -160,7 +190,7 @@ class SessionStore:
             DocumentTooLargeError: the document alone exceeds `max_bytes`.
         """
         started = time.perf_counter()
-        byte_count = utf8_size("\n".join(document.lines)) + (1 if document.lines else 0)
+        byte_count = _byte_count(document.lines)
         with self._lock:
             if sanitize(label) != label:
                 raise ValueError(f"label {label!r} must be UTF-8 text without NUL or line breaks")
@@ -188,47 +218,63 @@ class SessionStore:
         byte_count: int,
         with_trigrams: bool,
     ) -> DocumentInfo:
-        """Write the document, its lines, chunks and FTS rows in one transaction."""
+        """Write the document, its line pages, chunks and FTS rows in one transaction."""
         db = self._connection
+        first_chunk = self._next_chunk_id
+        last_chunk = first_chunk + len(document.chunks) - 1
+        lines = document.lines
         db.execute("BEGIN")
         try:
             doc_id = db.execute(
                 "INSERT INTO documents (label, tool, run, format, line_count, byte_count)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (label, tool, run, str(document.format), len(document.lines), byte_count),
+                (label, tool, run, str(document.format), len(lines), byte_count),
             ).lastrowid
             assert doc_id is not None
             db.executemany(
-                "INSERT INTO lines (doc_id, number, text) VALUES (?, ?, ?)",
-                ((doc_id, number, line) for number, line in enumerate(document.lines, start=1)),
+                "INSERT INTO lines (doc_id, first_line, line_count, text) VALUES (?, ?, ?, ?)",
+                ((doc_id, first, count, text) for first, count, text in _pages(lines)),
             )
             db.executemany(
-                "INSERT INTO chunks (doc_id, title, start_line, end_line, part, body)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO chunks (id, doc_id, title, start_line, end_line, part, body)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
-                    (doc_id, c.title, c.start_line, c.end_line, c.part, c.body)
-                    for c in document.chunks
+                    (
+                        chunk_id,
+                        doc_id,
+                        chunk.title,
+                        chunk.start_line,
+                        chunk.end_line,
+                        chunk.part,
+                        None if _is_derived(chunk, lines) else chunk.body,
+                    )
+                    for chunk_id, chunk in enumerate(document.chunks, start=first_chunk)
                 ),
             )
             for table in _FTS_TABLES if with_trigrams else _FTS_TABLES[:1]:
-                db.execute(
-                    f"INSERT INTO {table} (rowid, title, body)"
-                    " SELECT id, title, body FROM chunks WHERE doc_id = ?",
-                    (doc_id,),
+                db.executemany(
+                    f"INSERT INTO {table} (rowid, title, body) VALUES (?, ?, ?)",
+                    (
+                        (chunk_id, chunk.title, chunk.body)
+                        for chunk_id, chunk in enumerate(document.chunks, start=first_chunk)
+                    ),
                 )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        self._next_chunk_id = last_chunk + 1
         return DocumentInfo(
             doc_id,
             label,
             tool,
             run,
             document.format,
-            len(document.lines),
+            len(lines),
             byte_count,
             with_trigrams,
+            first_chunk,
+            last_chunk,
         )
 
     def _evict(self, info: DocumentInfo) -> None:
@@ -236,18 +282,28 @@ class SessionStore:
         db = self._connection
         db.execute("BEGIN")
         try:
-            for table in _FTS_TABLES if info.has_trigrams else _FTS_TABLES[:1]:
-                db.execute(
-                    f"INSERT INTO {table} ({table}, rowid, title, body)"
-                    " SELECT 'delete', id, title, body FROM chunks WHERE doc_id = ?",
-                    (info.id,),
-                )
-            for statement in (
-                "DELETE FROM chunks WHERE doc_id = ?",
-                "DELETE FROM lines WHERE doc_id = ?",
-                "DELETE FROM documents WHERE id = ?",
-            ):
-                db.execute(statement, (info.id,))
+            if info.last_chunk >= info.first_chunk:
+                lines = self._all_lines(info.id)
+                chunks = db.execute(
+                    "SELECT id, title, start_line, end_line, part, body FROM chunks"
+                    " WHERE id BETWEEN ? AND ? ORDER BY id",
+                    (info.first_chunk, info.last_chunk),
+                ).fetchall()
+                for table in _FTS_TABLES if info.has_trigrams else _FTS_TABLES[:1]:
+                    # Contentless tables forget a row given exactly the text it was indexed with.
+                    db.executemany(
+                        f"INSERT INTO {table} ({table}, rowid, title, body)"
+                        " VALUES ('delete', ?, ?, ?)",
+                        (
+                            (chunk_id, title, _body(lines, start, end, part, body))
+                            for chunk_id, title, start, end, part, body in chunks
+                        ),
+                    )
+            db.execute(
+                "DELETE FROM chunks WHERE id BETWEEN ? AND ?", (info.first_chunk, info.last_chunk)
+            )
+            db.execute("DELETE FROM lines WHERE doc_id = ?", (info.id,))
+            db.execute("DELETE FROM documents WHERE id = ?", (info.id,))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -255,6 +311,15 @@ class SessionStore:
         del self._documents[info.label]
         self._evicted[info.label] = info
         self._total_bytes -= info.byte_count
+
+    def _all_lines(self, doc_id: int) -> list[str]:
+        """Every line of a stored document."""
+        lines: list[str] = []
+        for (text,) in self._connection.execute(
+            "SELECT text FROM lines WHERE doc_id = ? ORDER BY first_line", (doc_id,)
+        ):
+            lines.extend(text.split("\n"))
+        return lines
 
     def labels(self, prefix: str | None = None) -> list[str]:
         """Live labels, oldest first, optionally only those starting with `prefix`."""
@@ -284,20 +349,25 @@ class SessionStore:
         """Return up to `limit` chunks best-first for any query text, in labels starting `source`.
 
         Word (porter) and substring (trigram) BM25 rankings are fused by reciprocal rank.
+        The trigram table is only asked when some piece is not a plain lowercase word.
         """
         with self._lock:
-            doc_ids = [
-                info.id for label, info in self._documents.items() if label.startswith(source or "")
+            chosen = [
+                info for label, info in self._documents.items() if label.startswith(source or "")
             ]
-            if not doc_ids or limit < 1:
+            if not chosen or limit < 1:
+                return []
+            ranges = None if len(chosen) == len(self._documents) else _chunk_ranges(chosen)
+            if ranges == []:
                 return []
             candidates = max(limit * 4, 40)
+            tables = [("chunk_words", escape_fts(query))]
+            if any(info.has_trigrams for info in chosen):
+                expression = escape_fts(query, min_chars=TRIGRAM_MIN_CHARS, unless_plain=True)
+                tables.append(("chunk_trigrams", expression))
             rankings = [
-                self._ranked(table, expression, doc_ids, candidates)
-                for table, expression in (
-                    ("chunk_words", escape_fts(query)),
-                    ("chunk_trigrams", escape_fts(query, min_chars=TRIGRAM_MIN_CHARS)),
-                )
+                self._ranked(table, expression, ranges, candidates)
+                for table, expression in tables
                 if expression is not None
             ]
             scores: dict[int, float] = {}
@@ -307,27 +377,68 @@ class SessionStore:
             best = sorted(scores, key=lambda chunk_id: -scores[chunk_id])[:limit]
             return self._hits(best)
 
-    def _ranked(self, table: str, expression: str, doc_ids: list[int], limit: int) -> list[int]:
-        """Chunk ids matching `expression` in one FTS table, best BM25 first."""
+    def _ranked(
+        self, table: str, expression: str, ranges: list[tuple[int, int]] | None, limit: int
+    ) -> list[int]:
+        """Chunk ids matching `expression` in one FTS table, best BM25 first.
+
+        `ranges` are the chunk id ranges to keep (None: every chunk).
+        """
+        if ranges is not None and len(ranges) > MAX_SQL_RANGES:
+            return self._ranked_in_python(table, expression, ranges, limit)
+        condition, parameters = "", []
+        if ranges is not None:
+            condition = " AND (" + " OR ".join(["rowid BETWEEN ? AND ?"] * len(ranges)) + ")"
+            parameters = [bound for pair in ranges for bound in pair]
         rows = self._connection.execute(
-            f"SELECT chunks.id FROM {table} JOIN chunks ON chunks.id = {table}.rowid"
-            f" WHERE {table} MATCH ?"
-            " AND chunks.doc_id IN (SELECT value FROM json_each(?))"
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ?{condition}"
             f" ORDER BY bm25({table}, ?, 1.0) LIMIT ?",
-            (expression, json.dumps(doc_ids), TITLE_WEIGHT, limit),
+            (expression, *parameters, TITLE_WEIGHT, limit),
         )
         return [chunk_id for (chunk_id,) in rows]
 
+    def _ranked_in_python(
+        self, table: str, expression: str, ranges: list[tuple[int, int]], limit: int
+    ) -> list[int]:
+        """`_ranked` for many scattered documents: walk the ranking, keep ids in `ranges`."""
+        starts = [first for first, _ in ranges]
+        rows = self._connection.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY bm25({table}, ?, 1.0)",
+            (expression, TITLE_WEIGHT),
+        )
+        kept: list[int] = []
+        for (chunk_id,) in rows:
+            at = bisect_right(starts, chunk_id) - 1
+            if at >= 0 and chunk_id <= ranges[at][1]:
+                kept.append(chunk_id)
+                if len(kept) == limit:
+                    break
+        return kept
+
     def _hits(self, chunk_ids: list[int]) -> list[Hit]:
         """Load chunks by id, keeping the given order."""
+        if not chunk_ids:
+            return []
         rows = self._connection.execute(
-            "SELECT chunks.id, documents.label, title, start_line, end_line, part, body"
-            " FROM chunks JOIN documents ON documents.id = chunks.doc_id"
+            "SELECT chunks.id, chunks.doc_id, documents.label, title, start_line, end_line, part,"
+            " body FROM chunks JOIN documents ON documents.id = chunks.doc_id"
             " WHERE chunks.id IN (SELECT value FROM json_each(?))",
             (json.dumps(chunk_ids),),
         )
-        by_id = {row[0]: Hit(*row) for row in rows}
+        by_id: dict[int, Hit] = {}
+        for chunk_id, doc_id, label, title, start, end, part, body in rows:
+            if body is None:
+                body = self._chunk_body(doc_id, start, end, part)
+            by_id[chunk_id] = Hit(chunk_id, label, title, start, end, part, body)
         return [by_id[chunk_id] for chunk_id in chunk_ids]
+
+    def _chunk_body(self, doc_id: int, start: int, end: int, part: int | None) -> str:
+        """Rebuild a chunk's body from the stored lines."""
+        if part is not None:
+            skip = (part - 1) * LINE_PART_CHARS
+            slices = self._line_slices(doc_id, start, start, skip, LINE_PART_CHARS)
+            return slices[0].text if slices else ""
+        return "\n".join(piece.text for piece in self._line_slices(doc_id, start, end, 0, None))
 
     def read_lines(
         self, label: str, first: int, last: int, *, skip_chars: int = 0, max_chars: int
@@ -342,31 +453,109 @@ class SessionStore:
         """
         with self._lock:
             info = self.document(label)
-            rows = self._connection.execute(
-                "SELECT number, length(text),"
-                " substr(text, CASE WHEN number = :first THEN :skip + 1 ELSE 1 END, :span)"
-                " FROM lines WHERE doc_id = :doc AND number BETWEEN :first AND :last"
-                " ORDER BY number",
-                {
-                    "first": first,
-                    "last": last,
-                    "skip": skip_chars,
-                    "span": max_chars,
-                    "doc": info.id,
-                },
-            )
-            slices: list[LineSlice] = []
-            total = 0
-            for number, length, text in rows:
+            return self._line_slices(info.id, first, last, skip_chars, max_chars)
+
+    def _line_slices(
+        self, doc_id: int, first: int, last: int, skip_chars: int, max_chars: int | None
+    ) -> list[LineSlice]:
+        """Lines first..last of a document; `max_chars=None` reads them whole."""
+        span = -1 if max_chars is None else max_chars
+        rows = self._connection.execute(
+            "SELECT first_line, line_count,"
+            " CASE WHEN line_count = 1 THEN length(text) END,"
+            " CASE WHEN line_count > 1 THEN text"
+            " WHEN first_line = :first THEN substr(text, :skip + 1, :span)"
+            " ELSE substr(text, 1, :span) END"
+            " FROM lines WHERE doc_id = :doc"
+            " AND first_line BETWEEN :first - :page + 1 AND :last"
+            " ORDER BY first_line",
+            {
+                "first": first,
+                "last": last,
+                "skip": skip_chars,
+                "span": span if span >= 0 else 2**62,
+                "doc": doc_id,
+                "page": PAGE_LINES,
+            },
+        )
+        slices: list[LineSlice] = []
+        total = 0
+        for first_line, count, length, text in rows:
+            if count == 1:
+                if first_line < first:
+                    continue
+                pieces = [(first_line, length, text)]
+            else:
+                pieces = [
+                    (number, len(line), line)
+                    for number, line in enumerate(text.split("\n"), start=first_line)
+                    if first <= number <= last
+                ]
+            for number, length, text in pieces:
                 first_char = skip_chars if number == first else 0
+                if count > 1:
+                    end = None if max_chars is None else first_char + max_chars
+                    text = text[first_char:end]
                 slices.append(LineSlice(number, length, first_char, text))
                 total += len(text)
-                if total >= max_chars:
-                    break
-            return slices
+                if max_chars is not None and total >= max_chars:
+                    return slices
+        return slices
 
     def close(self) -> None:
         """Free the database; the store must not be used afterwards."""
         with self._lock:
             self._connection.close()
             self._documents.clear()
+
+
+def _byte_count(lines: list[str]) -> int:
+    """UTF-8 size of the lines, each with its newline, without copying ASCII lines."""
+    wide = list(filterfalse(str.isascii, lines))
+    return sum(map(len, lines)) + len(lines) + sum(map(utf8_size, wide)) - sum(map(len, wide))
+
+
+def _pages(lines: list[str]) -> Iterator[tuple[int, int, str]]:
+    """Group lines into (first line number, line count, text) pages of up to PAGE_LINES lines.
+
+    A page over PAGE_CHARS characters (newlines included) is halved until it fits or is one
+    line, so a long line is a page alone and `read_lines` can cut it in SQL.
+    """
+    ends = list(accumulate(map(len, lines), initial=0))  # ends[i]: characters before line i
+    for block in range(0, len(lines), PAGE_LINES):
+        pending = [(block, min(block + PAGE_LINES, len(lines)))]
+        while pending:
+            start, stop = pending.pop()
+            if stop - start > 1 and ends[stop] - ends[start] + stop - start > PAGE_CHARS:
+                middle = (start + stop) // 2
+                pending += [(middle, stop), (start, middle)]
+                continue
+            yield start + 1, stop - start, "\n".join(lines[start:stop])
+
+
+def _is_derived(chunk: Chunk, lines: list[str]) -> bool:
+    """True when the chunk's body can be rebuilt from `lines` (so it is not stored twice)."""
+    return chunk.body == _body(lines, chunk.start_line, chunk.end_line, chunk.part, None)
+
+
+def _body(lines: list[str], start: int, end: int, part: int | None, body: str | None) -> str:
+    """A chunk's body: the stored one, else lines start..end (or one part of line start)."""
+    if body is not None:
+        return body
+    if part is not None:
+        offset = (part - 1) * LINE_PART_CHARS
+        return lines[start - 1][offset : offset + LINE_PART_CHARS] if start <= len(lines) else ""
+    return "\n".join(lines[start - 1 : end])
+
+
+def _chunk_ranges(documents: list[DocumentInfo]) -> list[tuple[int, int]]:
+    """The chunk id ranges of `documents`, adjacent ones merged."""
+    ranges: list[tuple[int, int]] = []
+    for info in sorted(documents, key=lambda info: info.first_chunk):
+        if info.last_chunk < info.first_chunk:
+            continue
+        if ranges and ranges[-1][1] + 1 == info.first_chunk:
+            ranges[-1] = (ranges[-1][0], info.last_chunk)
+        else:
+            ranges.append((info.first_chunk, info.last_chunk))
+    return ranges

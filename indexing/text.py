@@ -10,10 +10,11 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def sanitize(text: str) -> str:
     """Return `text` safe for UTF-8 and SQLite: no NUL, no lone surrogates, `\\n` line ends."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = _LONE_SURROGATE.sub("\ufffd", text)
+    if not text.isascii():  # isascii is O(1) on CPython; only non-ASCII text can hold surrogates
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = _LONE_SURROGATE.sub("\ufffd", text)
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     if "\r" in text:
@@ -33,6 +34,8 @@ def split_lines(text: str) -> list[str]:
 
 def utf8_size(text: str) -> int:
     """Return the UTF-8 byte length of `text`, counting a lone surrogate as three bytes."""
+    if text.isascii():
+        return len(text)
     return len(text.encode("utf-8", "surrogatepass"))
 
 
@@ -43,5 +46,15 @@ def part_count(length: int) -> int:
 
 def one_line(text: str, max_chars: int = 120) -> str:
     """Collapse whitespace to single spaces and shorten to `max_chars` with an ellipsis."""
+    # Fast path: every whitespace character but " " is unprintable, so printable text with
+    # no doubled, leading or trailing space is already flat.
+    if (
+        len(text) <= max_chars
+        and text.isprintable()
+        and "  " not in text
+        and text[:1] != " "
+        and text[-1:] != " "
+    ):
+        return text
     flat = " ".join(text.split())
     return flat if len(flat) <= max_chars else flat[: max_chars - 1].rstrip() + "…"

@@ -59,7 +59,7 @@ class _Written:
     start: int
     end: int
     chars: int
-    title: str
+    title: str | None  # None: the member path of `name` under the parent's path
     name: str
     chunks: list[Chunk] | None
 
@@ -86,50 +86,78 @@ class JsonChunker:
     def _write(
         self, value: object, prefix: str, indent: int, path: str, title: str, name: str
     ) -> _Written:
-        start, chars_before = len(self.lines), self._chars
+        lines = self.lines
+        start, chars_before = len(lines), self._chars
         pad = "  " * indent
         children: list[_Written] = []
         if isinstance(value, dict) and value:
             self._append(f"{pad}{prefix}{{")
+            last = len(value) - 1
+            child_pad = pad + "  "
             for position, (key, child) in enumerate(value.items()):
-                child_path = _member_path(path, key)
                 if indent < _OUTLINE_DEPTH:
-                    self.outline.append(OutlineEntry(len(self.lines) + 1, one_line(key), indent))
+                    self.outline.append(OutlineEntry(len(lines) + 1, one_line(key), indent))
                 prefix_of_child = encode_basestring(key) + ": "
-                children.append(
-                    self._write(child, prefix_of_child, indent + 1, child_path, child_path, key)
-                )
-                self._comma_unless_last(position, len(value))
+                if isinstance(child, dict | list) and child:
+                    child_path = _member_path(path, key)
+                    written = self._write(
+                        child, prefix_of_child, indent + 1, child_path, child_path, key
+                    )
+                else:  # a scalar: one line, written here rather than in a nested call
+                    line = child_pad + prefix_of_child + _scalar(child)
+                    written = self._scalar_line(line, None, key, path)
+                children.append(written)
+                if position < last:
+                    lines[-1] += ","
+                    self._chars += 1
             self._append(pad + "}")
         elif isinstance(value, list) and value:
             self._append(f"{pad}{prefix}[")
+            last = len(value) - 1
+            child_pad = pad + "  "
             for position, child in enumerate(value):
                 identity = identity_of(child)
                 child_name = f"[{position}]" + (f" {identity}" if identity else "")
                 if indent < _OUTLINE_DEPTH:
-                    self.outline.append(OutlineEntry(len(self.lines) + 1, child_name, indent))
+                    self.outline.append(OutlineEntry(len(lines) + 1, child_name, indent))
                 child_path = f"{path}[{position}]"
                 child_title = child_path + (f" ({identity})" if identity else "")
-                children.append(
-                    self._write(child, "", indent + 1, child_path, child_title, child_name)
-                )
-                self._comma_unless_last(position, len(value))
+                if isinstance(child, dict | list) and child:
+                    written = self._write(
+                        child, "", indent + 1, child_path, child_title, child_name
+                    )
+                else:
+                    line = child_pad + _scalar(child)
+                    written = self._scalar_line(line, child_title, child_name, path)
+                children.append(written)
+                if position < last:
+                    lines[-1] += ","
+                    self._chars += 1
             self._append(pad + "]")
         else:
             self._append(pad + prefix + _scalar(value))
-        end, chars = len(self.lines) - 1, self._chars - chars_before
+        end, chars = len(lines) - 1, self._chars - chars_before
         if chars <= MAX_CHUNK_CHARS:
             return _Written(start, end, chars, title, name, None)
         if not children:
-            chunks = split_block(self.lines, start, end, title)
+            chunks = split_block(lines, start, end, title)
         else:
             chunks = self._batch(children, path)
         return _Written(start, end, chars, title, name, chunks)
 
-    def _comma_unless_last(self, position: int, count: int) -> None:
-        if position < count - 1:
-            self.lines[-1] += ","
-            self._chars += 1
+    def _scalar_line(self, line: str, title: str | None, name: str, path: str) -> _Written:
+        """Append one scalar's line; what `_write` returns for it (see `_Written.title`)."""
+        index = len(self.lines)
+        self.lines.append(line)
+        chars = len(line) + 1
+        self._chars += chars
+        if chars <= MAX_CHUNK_CHARS:
+            return _Written(index, index, chars, title, name, None)
+        if title is None:
+            title = _member_path(path, name)
+        return _Written(
+            index, index, chars, title, name, split_block(self.lines, index, index, title)
+        )
 
     def _batch(self, children: list[_Written], path: str) -> list[Chunk]:
         """Group small consecutive children into chunks; large children keep their own."""
@@ -152,6 +180,8 @@ class JsonChunker:
 
     def _batch_chunk(self, batch: list[_Written], path: str) -> Chunk:
         title = batch[0].title
+        if title is None:
+            title = _member_path(path, batch[0].name)
         if len(batch) > 1:
             title = one_line(f"{path}: " + ", ".join(child.name for child in batch), 200)
         return make_chunk(self.lines, batch[0].start, batch[-1].end, title)

@@ -10,7 +10,6 @@ from indexing.text import one_line
 _ATX_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
 _SETEXT_UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*$")
-_STRUCTURE_STARTS = "#`~=-"
 PREAMBLE_TITLE = "Preamble"
 
 
@@ -39,22 +38,32 @@ def scan_markdown(lines: list[str]) -> MarkdownScan:
     for index, line in enumerate(lines):
         if fence is not None:
             char, length, opened = fence
+            if char not in line:  # cheap skip: a closing fence is made of the marker char
+                continue
             stripped = line.strip()
             if len(stripped) >= length and stripped == char * len(stripped):
                 fences.append((opened, index))
                 fence = None
             continue
-        if not line or (line[0] not in _STRUCTURE_STARTS and line[0] != " "):
-            continue  # cheap skip: only these first characters can open structure
-        if opening := _FENCE_OPEN.match(line):
-            marker = opening.group(1)
-            if marker[0] == "~" or "`" not in line[opening.end() :]:
-                fence = (marker[0], len(marker), index)
+        if not line:
+            continue
+        first = line[0]
+        if first == " ":  # up to three spaces may precede structure
+            stripped = line.lstrip(" ")
+            if len(line) - len(stripped) > 3 or not stripped:
                 continue
-        if heading := _ATX_HEADING.match(line):
-            headings.append(Heading(index, len(heading.group(1)), heading.group(2) or ""))
-        elif _is_setext_underline(lines, index, headings):
-            level = 1 if line.strip()[0] == "=" else 2
+            first = stripped[0]
+        # The first character tells which structure the line can open.
+        if first == "`" or first == "~":
+            if opening := _FENCE_OPEN.match(line):
+                marker = opening.group(1)
+                if marker[0] == "~" or "`" not in line[opening.end() :]:
+                    fence = (marker[0], len(marker), index)
+        elif first == "#":
+            if heading := _ATX_HEADING.match(line):
+                headings.append(Heading(index, len(heading.group(1)), heading.group(2) or ""))
+        elif (first == "=" or first == "-") and _is_setext_underline(lines, index, headings):
+            level = 1 if first == "=" else 2
             headings.append(Heading(index - 1, level, lines[index - 1].strip()))
     if fence is not None:
         fences.append((fence[2], len(lines) - 1))
@@ -84,18 +93,19 @@ def chunk_markdown(lines: list[str]) -> tuple[list[Chunk], list[OutlineEntry]]:
         if any(line.strip() for line in lines[: first_end + 1]):
             blocks = _section_blocks(lines, 0, first_end, fence_end)
             chunks.extend(pack_blocks(lines, blocks, PREAMBLE_TITLE))
-    trail: list[Heading] = []
+    names = [one_line(heading.text) or "(untitled)" for heading in scan.headings]
+    trail: list[tuple[int, str]] = []  # (level, name) of the headings above
     for position, heading in enumerate(scan.headings):
-        while trail and trail[-1].level >= heading.level:
+        while trail and trail[-1][0] >= heading.level:
             trail.pop()
-        trail.append(heading)
-        title = " > ".join(one_line(item.text) or "(untitled)" for item in trail)
+        trail.append((heading.level, names[position]))
+        title = " > ".join(name for _, name in trail)
         end = starts[position + 1] - 1 if position + 1 < len(starts) else len(lines) - 1
         blocks = _section_blocks(lines, heading.index, end, fence_end)
         chunks.extend(pack_blocks(lines, blocks, title))
     outline = [
-        OutlineEntry(heading.index + 1, one_line(heading.text) or "(untitled)", heading.level - 1)
-        for heading in scan.headings
+        OutlineEntry(heading.index + 1, name, heading.level - 1)
+        for heading, name in zip(scan.headings, names, strict=True)
     ]
     return chunks, outline
 
@@ -115,11 +125,15 @@ def _section_blocks(
             blocks.append((index, closed))
             index = closed + 1
             continue
-        if not lines[index].strip():
+        line = lines[index]
+        if not line or line.isspace():
             index += 1
             continue
         first = index
-        while index + 1 <= end and lines[index + 1].strip() and index + 1 not in fence_end:
+        while index < end and index + 1 not in fence_end:
+            following = lines[index + 1]
+            if not following or following.isspace():
+                break
             index += 1
         blocks.append((first, index))
         index += 1

@@ -14,7 +14,7 @@ Block = tuple[int, int]
 
 def block_chars(lines: list[str], start: int, end: int) -> int:
     """Return the size of lines[start..end] joined with newlines (plus a final newline)."""
-    return sum(len(line) for line in lines[start : end + 1]) + end - start + 1
+    return sum(map(len, lines[start : end + 1])) + end - start + 1
 
 
 def make_chunk(lines: list[str], start: int, end: int, title: str) -> Chunk:
@@ -88,7 +88,8 @@ def paragraphs(lines: list[str], start: int, end: int) -> list[Block]:
     blocks: list[Block] = []
     first = -1
     for index in range(start, end + 1):
-        if lines[index].strip():
+        line = lines[index]
+        if line and not line.isspace():
             if first < 0:
                 first = index
         elif first >= 0:

@@ -252,3 +252,13 @@ def test_a_source_between_other_documents_keeps_only_its_chunks() -> None:
     }
     assert {hit.label for hit in store.search("common", source="b__y:1", limit=20)} == {"b__y:1"}
     assert len({hit.label for hit in store.search("common", limit=20)}) == 4
+
+
+def test_a_source_scattered_over_many_documents_is_filtered_exactly() -> None:
+    store = SessionStore()
+    for run in range(1, 81):
+        tool = "even" if run % 2 == 0 else "odd"
+        store.add(f"{tool}:{run}", f"# Doc {run}\n\nshared term {tool}\n", tool=tool)
+    hits = store.search("shared term", source="even:", limit=20)
+    assert len(hits) == 20 and all(hit.label.startswith("even:") for hit in hits)
+    assert store.search("odd", source="even:") == []
