@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 .PHONY: serve test setup lint migrate clean
 
 serve: setup migrate
-	@$(BIN)/python manage.py ensure_admin
+	@$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	@echo "LocalRouter: admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
 	$(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
 

@@ -13,13 +13,18 @@ class Command(BaseCommand):
         "LOCALROUTER_ADMIN_PASSWORD, else it is generated and printed once."
     )
 
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--url", default="http://127.0.0.1:8000/admin/", help="where the admin will be"
+        )
+
     def handle(self, *args, **options) -> None:
         users = get_user_model()
         if users.objects.filter(is_superuser=True).exists():
             return
         password = os.environ.get("LOCALROUTER_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
         users.objects.create_superuser("admin", "", password)
-        self.stdout.write("Created the admin user. Log in at http://127.0.0.1:8000/admin/ with")
+        self.stdout.write(f"Created the admin user. Log in at {options['url']} with")
         self.stdout.write("  username: admin")
         if os.environ.get("LOCALROUTER_ADMIN_PASSWORD"):
             self.stdout.write("  password: (the value of LOCALROUTER_ADMIN_PASSWORD)")
