@@ -130,3 +130,19 @@ async def test_upstream_log_messages_reach_the_client(live):
             await received.wait()
     assert seen[0].data == "disk almost full"
     assert seen[0].logger.startswith("echohttp/")
+
+
+async def test_argument_completion_reaches_the_prompts_upstream(live):
+    async with live.client("alice") as client:
+        reference = types.PromptReference(type="ref/prompt", name="everything__completable-prompt")
+        result = await client.complete(reference, {"name": "department", "value": "E"})
+    assert result.completion.values == ["Engineering"]
+
+
+async def test_a_cancelled_call_leaves_the_session_usable(live):
+    async with live.client("alice") as client:
+        with anyio.move_on_after(0.5):
+            await client.call_tool("echohttp__sleep", {"seconds": 30})
+        assert (await client.call_tool("echohttp__echo", {"text": "after"})).content[
+            0
+        ].text == "after"
