@@ -1,128 +1,33 @@
 """SessionStore: one in-memory SQLite FTS5 index per MCP session, bounded in size."""
 
 import json
-import sqlite3
 import threading
 import time
 from bisect import bisect_right
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from itertools import accumulate, filterfalse
+from dataclasses import replace
 
-from indexing.chunker import Chunk, DocumentFormat, ParsedDocument, chunk_document
+from indexing import store_pages
+from indexing.chunker import DocumentFormat, ParsedDocument, chunk_document
 from indexing.errors import evicted_label_error, unknown_label_error
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
 from indexing.stats import CompressionStats, DocumentStats
-from indexing.text import LINE_PART_CHARS, sanitize, utf8_size
+from indexing.store_pages import PAGE_LINES, chunk_body, chunk_ranges, is_derived, pages
+from indexing.store_schema import (
+    FTS_TABLES,
+    DocumentInfo,
+    DocumentTooLargeError,
+    Hit,
+    LineSlice,
+    connect,
+)
+from indexing.text import LINE_PART_CHARS, sanitize
 
 DEFAULT_MAX_BYTES = 256 * 2**20
 DEFAULT_TRIGRAM_MAX_BYTES = 512 * 2**10
 TITLE_WEIGHT = 5.0
-PAGE_LINES = 64
-"""Lines are stored in pages of up to this many lines, joined with `\\n`."""
-PAGE_CHARS = 1024
-"""Pages are halved until they fit this many characters (newlines included); a longer line
-is a page alone. Small rows fill SQLite's 4 KiB pages well."""
-FTS_MERGE_OPTIONS = (("automerge", 8), ("crisismerge", 64))
-"""Merge FTS5 segments less eagerly (defaults 4 and 16): ~10% less time indexing a large
-document, same search time in the benchmark."""
 MAX_SQL_RANGES = 32
 """A source made of more separate chunk id ranges is filtered while reading the ranking."""
 _FUSION_K = 60  # reciprocal rank fusion constant, as in Cormack et al.
-
-_SCHEMA = """
-CREATE TABLE documents (
-    id INTEGER PRIMARY KEY,
-    label TEXT NOT NULL UNIQUE,
-    tool TEXT NOT NULL,
-    run INTEGER,
-    format TEXT NOT NULL,
-    line_count INTEGER NOT NULL,
-    byte_count INTEGER NOT NULL
-);
-CREATE TABLE lines (
-    doc_id INTEGER NOT NULL,
-    first_line INTEGER NOT NULL,
-    line_count INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY (doc_id, first_line)
-);
-CREATE TABLE chunks (
-    id INTEGER PRIMARY KEY,
-    doc_id INTEGER NOT NULL,
-    title TEXT NOT NULL,
-    start_line INTEGER NOT NULL,
-    end_line INTEGER NOT NULL,
-    part INTEGER,
-    body TEXT
-);
-CREATE VIRTUAL TABLE chunk_words USING fts5(
-    title, body, content='', tokenize='porter unicode61'
-);
-CREATE VIRTUAL TABLE chunk_trigrams USING fts5(
-    title, body, content='', tokenize='trigram'
-);
-"""
-# `lines` holds pages: up to PAGE_LINES consecutive lines from `first_line`, joined with
-# `\n` (lines never contain one). `chunks.body` is NULL when the body is what it always is
-# for the chunker's chunks: lines start..end joined with `\n`, or part `part` of one long
-# line; the FTS tables are contentless, so the text is stored once, in `lines`.
-_FTS_TABLES = ("chunk_words", "chunk_trigrams")
-
-
-class DocumentTooLargeError(ValueError):
-    """A single document is larger than the store's whole memory bound."""
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentInfo:
-    """A live document's metadata."""
-
-    id: int
-    label: str
-    tool: str
-    run: int | None
-    format: DocumentFormat
-    line_count: int
-    byte_count: int
-    has_trigrams: bool
-    first_chunk: int = 0
-    last_chunk: int = -1
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One search result: a chunk and where it sits."""
-
-    chunk_id: int
-    label: str
-    title: str
-    start_line: int
-    end_line: int
-    part: int | None
-    body: str
-
-
-@dataclass(frozen=True, slots=True)
-class LineSlice:
-    """Part of a stored line: `text` starts at character `first_char` of a `length`-char line."""
-
-    number: int
-    length: int
-    first_char: int
-    text: str
-
-
-def connect() -> sqlite3.Connection:
-    """Open a fresh in-memory database with the store schema; the one connection factory."""
-    connection = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-    connection.executescript(_SCHEMA)
-    for table in _FTS_TABLES:
-        for option, value in FTS_MERGE_OPTIONS:
-            connection.execute(
-                f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (option, value)
-            )
-    return connection
 
 
 class SessionStore:
@@ -190,7 +95,7 @@ class SessionStore:
             DocumentTooLargeError: the document alone exceeds `max_bytes`.
         """
         started = time.perf_counter()
-        byte_count = _byte_count(document.lines)
+        byte_count = store_pages.byte_count(document.lines)
         with self._lock:
             if sanitize(label) != label:
                 raise ValueError(f"label {label!r} must be UTF-8 text without NUL or line breaks")
@@ -233,7 +138,7 @@ class SessionStore:
             assert doc_id is not None
             db.executemany(
                 "INSERT INTO lines (doc_id, first_line, line_count, text) VALUES (?, ?, ?, ?)",
-                ((doc_id, first, count, text) for first, count, text in _pages(lines)),
+                ((doc_id, first, count, text) for first, count, text in pages(lines)),
             )
             db.executemany(
                 "INSERT INTO chunks (id, doc_id, title, start_line, end_line, part, body)"
@@ -246,12 +151,12 @@ class SessionStore:
                         chunk.start_line,
                         chunk.end_line,
                         chunk.part,
-                        None if _is_derived(chunk, lines) else chunk.body,
+                        None if is_derived(chunk, lines) else chunk.body,
                     )
                     for chunk_id, chunk in enumerate(document.chunks, start=first_chunk)
                 ),
             )
-            for table in _FTS_TABLES if with_trigrams else _FTS_TABLES[:1]:
+            for table in FTS_TABLES if with_trigrams else FTS_TABLES[:1]:
                 db.executemany(
                     f"INSERT INTO {table} (rowid, title, body) VALUES (?, ?, ?)",
                     (
@@ -289,13 +194,13 @@ class SessionStore:
                     " WHERE id BETWEEN ? AND ? ORDER BY id",
                     (info.first_chunk, info.last_chunk),
                 ).fetchall()
-                for table in _FTS_TABLES if info.has_trigrams else _FTS_TABLES[:1]:
+                for table in FTS_TABLES if info.has_trigrams else FTS_TABLES[:1]:
                     # Contentless tables forget a row given exactly the text it was indexed with.
                     db.executemany(
                         f"INSERT INTO {table} ({table}, rowid, title, body)"
                         " VALUES ('delete', ?, ?, ?)",
                         (
-                            (chunk_id, title, _body(lines, start, end, part, body))
+                            (chunk_id, title, chunk_body(lines, start, end, part, body))
                             for chunk_id, title, start, end, part, body in chunks
                         ),
                     )
@@ -357,7 +262,7 @@ class SessionStore:
             ]
             if not chosen or limit < 1:
                 return []
-            ranges = None if len(chosen) == len(self._documents) else _chunk_ranges(chosen)
+            ranges = None if len(chosen) == len(self._documents) else chunk_ranges(chosen)
             if ranges == []:
                 return []
             candidates = max(limit * 4, 40)
@@ -507,55 +412,3 @@ class SessionStore:
         with self._lock:
             self._connection.close()
             self._documents.clear()
-
-
-def _byte_count(lines: list[str]) -> int:
-    """UTF-8 size of the lines, each with its newline, without copying ASCII lines."""
-    wide = list(filterfalse(str.isascii, lines))
-    return sum(map(len, lines)) + len(lines) + sum(map(utf8_size, wide)) - sum(map(len, wide))
-
-
-def _pages(lines: list[str]) -> Iterator[tuple[int, int, str]]:
-    """Group lines into (first line number, line count, text) pages of up to PAGE_LINES lines.
-
-    A page over PAGE_CHARS characters (newlines included) is halved until it fits or is one
-    line, so a long line is a page alone and `read_lines` can cut it in SQL.
-    """
-    ends = list(accumulate(map(len, lines), initial=0))  # ends[i]: characters before line i
-    for block in range(0, len(lines), PAGE_LINES):
-        pending = [(block, min(block + PAGE_LINES, len(lines)))]
-        while pending:
-            start, stop = pending.pop()
-            if stop - start > 1 and ends[stop] - ends[start] + stop - start > PAGE_CHARS:
-                middle = (start + stop) // 2
-                pending += [(middle, stop), (start, middle)]
-                continue
-            yield start + 1, stop - start, "\n".join(lines[start:stop])
-
-
-def _is_derived(chunk: Chunk, lines: list[str]) -> bool:
-    """True when the chunk's body can be rebuilt from `lines` (so it is not stored twice)."""
-    return chunk.body == _body(lines, chunk.start_line, chunk.end_line, chunk.part, None)
-
-
-def _body(lines: list[str], start: int, end: int, part: int | None, body: str | None) -> str:
-    """A chunk's body: the stored one, else lines start..end (or one part of line start)."""
-    if body is not None:
-        return body
-    if part is not None:
-        offset = (part - 1) * LINE_PART_CHARS
-        return lines[start - 1][offset : offset + LINE_PART_CHARS] if start <= len(lines) else ""
-    return "\n".join(lines[start - 1 : end])
-
-
-def _chunk_ranges(documents: list[DocumentInfo]) -> list[tuple[int, int]]:
-    """The chunk id ranges of `documents`, adjacent ones merged."""
-    ranges: list[tuple[int, int]] = []
-    for info in sorted(documents, key=lambda info: info.first_chunk):
-        if info.last_chunk < info.first_chunk:
-            continue
-        if ranges and ranges[-1][1] + 1 == info.first_chunk:
-            ranges[-1] = (ranges[-1][0], info.last_chunk)
-        else:
-            ranges.append((info.first_chunk, info.last_chunk))
-    return ranges

@@ -1,0 +1,104 @@
+"""The session store's SQLite schema, connection factory and the records it returns."""
+
+import sqlite3
+from dataclasses import dataclass
+
+from indexing.chunker import DocumentFormat
+
+FTS_MERGE_OPTIONS = (("automerge", 8), ("crisismerge", 64))
+"""Merge FTS5 segments less eagerly (defaults 4 and 16): ~10% less time indexing a large
+document, same search time in the benchmark."""
+
+SCHEMA = """
+CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
+    label TEXT NOT NULL UNIQUE,
+    tool TEXT NOT NULL,
+    run INTEGER,
+    format TEXT NOT NULL,
+    line_count INTEGER NOT NULL,
+    byte_count INTEGER NOT NULL
+);
+CREATE TABLE lines (
+    doc_id INTEGER NOT NULL,
+    first_line INTEGER NOT NULL,
+    line_count INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (doc_id, first_line)
+);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY,
+    doc_id INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    part INTEGER,
+    body TEXT
+);
+CREATE VIRTUAL TABLE chunk_words USING fts5(
+    title, body, content='', tokenize='porter unicode61'
+);
+CREATE VIRTUAL TABLE chunk_trigrams USING fts5(
+    title, body, content='', tokenize='trigram'
+);
+"""
+# `lines` holds pages: up to PAGE_LINES consecutive lines from `first_line`, joined with
+# `\n` (lines never contain one). `chunks.body` is NULL when the body is what it always is
+# for the chunker's chunks: lines start..end joined with `\n`, or part `part` of one long
+# line; the FTS tables are contentless, so the text is stored once, in `lines`.
+FTS_TABLES = ("chunk_words", "chunk_trigrams")
+
+
+class DocumentTooLargeError(ValueError):
+    """A single document is larger than the store's whole memory bound."""
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentInfo:
+    """A live document's metadata."""
+
+    id: int
+    label: str
+    tool: str
+    run: int | None
+    format: DocumentFormat
+    line_count: int
+    byte_count: int
+    has_trigrams: bool
+    first_chunk: int = 0
+    last_chunk: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: a chunk and where it sits."""
+
+    chunk_id: int
+    label: str
+    title: str
+    start_line: int
+    end_line: int
+    part: int | None
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
+class LineSlice:
+    """Part of a stored line: `text` starts at character `first_char` of a `length`-char line."""
+
+    number: int
+    length: int
+    first_char: int
+    text: str
+
+
+def connect() -> sqlite3.Connection:
+    """Open a fresh in-memory database with the store schema; the one connection factory."""
+    connection = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+    connection.executescript(SCHEMA)
+    for table in FTS_TABLES:
+        for option, value in FTS_MERGE_OPTIONS:
+            connection.execute(
+                f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (option, value)
+            )
+    return connection
