@@ -67,7 +67,7 @@ class SessionIndex:
             known = set(self.store.labels(prefix="mcp/")) | set(self.store.evicted_labels("mcp/"))
             for label, text in documents:
                 if label not in known:
-                    self.store.add(label, text, tool="catalog")
+                    self.store.add(label, text, tool="catalog", trigrams=False)
             self.catalog_seconds += time.perf_counter() - started
 
         async def run() -> None:

@@ -69,15 +69,20 @@ class SessionStore:
         tool: str,
         run: int | None = None,
         format: DocumentFormat | None = None,
+        trigrams: bool = True,
     ) -> DocumentStats:
         """Chunk and index `text` under `label`; seconds include chunking.
+
+        `trigrams=False` skips the substring index even for a small document (catalog
+        entries: plain words find them as well, at half the indexing time).
 
         Raises:
             ValueError: the label is already in use (labels are never reused).
             DocumentTooLargeError: the text alone exceeds `max_bytes`.
         """
         started = time.perf_counter()
-        stats = self.add_document(label, chunk_document(text, format), tool=tool, run=run)
+        document = chunk_document(text, format)
+        stats = self.add_document(label, document, tool=tool, run=run, trigrams=trigrams)
         return replace(stats, seconds=time.perf_counter() - started)
 
     def add_document(
@@ -87,6 +92,7 @@ class SessionStore:
         *,
         tool: str,
         run: int | None = None,
+        trigrams: bool = True,
     ) -> DocumentStats:
         """Index an already chunked document under `label`, evicting old documents if needed.
 
@@ -107,7 +113,7 @@ class SessionStore:
                 )
             while self._documents and self._total_bytes + byte_count > self.max_bytes:
                 self._evict(next(iter(self._documents.values())))
-            with_trigrams = byte_count <= self.trigram_max_bytes
+            with_trigrams = trigrams and byte_count <= self.trigram_max_bytes
             info = self._insert(label, document, tool, run, byte_count, with_trigrams)
             self._documents[label] = info
             self._total_bytes += byte_count

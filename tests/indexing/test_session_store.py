@@ -262,3 +262,15 @@ def test_a_source_scattered_over_many_documents_is_filtered_exactly() -> None:
     hits = store.search("shared term", source="even:", limit=20)
     assert len(hits) == 20 and all(hit.label.startswith("even:") for hit in hits)
     assert store.search("odd", source="even:") == []
+
+
+def test_a_document_added_without_trigrams_is_still_found_by_its_words():
+    store = SessionStore()
+    store.add(
+        "mcp/git/tool/git_log",
+        "# git__git_log\n\nShow the commit logs.\n",
+        tool="catalog",
+        trigrams=False,
+    )
+    assert [hit.label for hit in store.search("commit logs")] == ["mcp/git/tool/git_log"]
+    assert not store.document("mcp/git/tool/git_log").has_trigrams
