@@ -35,3 +35,23 @@ class ClientFactory(factory.django.DjangoModelFactory):
         client = super()._create(model_class, *args, **kwargs)
         client.plain_token = token
         return client
+
+
+def client_admin_form(**changes: str) -> dict[str, str]:
+    """The POST data of the admin's client form: every override left to inherit."""
+    form = {
+        "name": "client",
+        "is_active": "on",
+        "notes": "",
+        "all_upstreams": "on",
+        "tool_allow_patterns": "",
+        "tool_deny_patterns": "",
+        "indexing_enabled": "unknown",
+        "catalog_indexing_enabled": "unknown",
+        "vector_search": "unknown",
+        "response_threshold": "",
+        "catalog_threshold": "",
+        "search_tool_name": "",
+        "read_tool_name": "",
+    }
+    return {**form, **changes}

@@ -9,26 +9,12 @@ from clients.models import Client, GlobalSettings
 from clients.services import client_for_token
 from gateway.admin_forms import MASK, masked_lines
 from gateway.models import Upstream
-from tests.factories import ClientFactory, UpstreamFactory
+from tests.factories import ClientFactory, UpstreamFactory, client_admin_form
 
 pytestmark = pytest.mark.django_db
 TOKEN_IN_PAGE = re.compile(r"<code class='client-token'>(lr_[A-Za-z0-9_-]+)</code>")
 
-CLIENT_FORM = {
-    "name": "alice",
-    "is_active": "on",
-    "notes": "",
-    "all_upstreams": "on",
-    "tool_allow_patterns": "",
-    "tool_deny_patterns": "",
-    "indexing_enabled": "unknown",
-    "catalog_indexing_enabled": "unknown",
-    "vector_search": "unknown",
-    "response_threshold": "",
-    "catalog_threshold": "",
-    "search_tool_name": "",
-    "read_tool_name": "",
-}
+CLIENT_FORM = client_admin_form(name="alice")
 
 
 @pytest.fixture

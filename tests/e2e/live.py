@@ -150,22 +150,7 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
     line = next(x for x in created.stdout.splitlines() if x.startswith("TOKENS="))
     live.tokens = json.loads(line.removeprefix("TOKENS="))
     live.log_path = tmp / "daphne.log"
-    with live.log_path.open("wb") as log:
-        live.process = subprocess.Popen(
-            [
-                str(Path(sys.executable).parent / "daphne"),
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "localrouter.asgi:application",
-            ],
-            cwd=ROOT,
-            env=environment,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    wait_for_port(live.process, port, 30)
+    live.process = start_daphne(live, port, live.log_path)
     return live
 
 

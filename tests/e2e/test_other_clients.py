@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.e2e.header_proxy import header_proxy
 from tests.e2e.live import NODE_BIN, ROOT
+from tests.e2e.loopback_proxies import header_proxy
 
 INSPECTOR = str(NODE_BIN / "mcp-inspector-cli")
 

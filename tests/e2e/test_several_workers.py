@@ -9,7 +9,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.e2e.live import INITIALIZE, start_daphne, start_gateway, stdio_upstream, stop_gateway
-from tests.e2e.round_robin import round_robin
+from tests.e2e.loopback_proxies import round_robin
 from tests.fixtures.http_server import free_port, stop_process
 
 pytestmark = pytest.mark.anyio

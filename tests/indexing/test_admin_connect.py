@@ -1,32 +1,17 @@
 """Client and upstream page extras: the Connect panel and "Test connection"."""
 
-import re
 import sys
 
 import pytest
 from django.urls import reverse
 
 from gateway.models import Upstream
+from tests.clients.test_admin import TOKEN_IN_PAGE
 from tests.e2e.live import ECHO, SERVERS
-from tests.factories import ClientFactory, UpstreamFactory
+from tests.factories import ClientFactory, UpstreamFactory, client_admin_form
 
 pytestmark = pytest.mark.django_db
-TOKEN_IN_PAGE = re.compile(r"<code class='client-token'>(lr_[A-Za-z0-9_-]+)</code>")
-CLIENT_FORM = {
-    "name": "erin",
-    "is_active": "on",
-    "notes": "",
-    "all_upstreams": "on",
-    "tool_allow_patterns": "",
-    "tool_deny_patterns": "",
-    "indexing_enabled": "unknown",
-    "catalog_indexing_enabled": "unknown",
-    "vector_search": "unknown",
-    "response_threshold": "",
-    "catalog_threshold": "",
-    "search_tool_name": "",
-    "read_tool_name": "",
-}
+CLIENT_FORM = client_admin_form(name="erin")
 
 
 @pytest.fixture
