@@ -8,6 +8,7 @@ browser looks at its report.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import threading
 import time
@@ -23,7 +24,16 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from tests.e2e.live import NODE_BIN, LiveGateway, start_gateway, stop_gateway
 
 ROOT = Path(__file__).resolve().parents[2]
+# The README's screenshots are refreshed only on request: LOCALROUTER_UPDATE_SCREENSHOTS=1.
 SCREENSHOTS = ROOT / "docs" / "screenshots"
+
+
+def screenshot(page: Page, name: str, tmp_path: Path) -> None:
+    """Take a full-page screenshot (into docs/screenshots when asked to refresh them)."""
+    folder = SCREENSHOTS if os.environ.get("LOCALROUTER_UPDATE_SCREENSHOTS") else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / name), full_page=True)
+    assert (folder / name).stat().st_size > 10_000
 CHROMIUM = "/usr/bin/chromium"
 PASSWORD = "pw-admin-browser-1"
 HOSTILE = '<script>window.__pwned = "yes"</script><img src=x onerror="window.__pwned=1">'
@@ -245,7 +255,7 @@ def test_visitors_who_are_not_logged_in_get_the_login_page(page: Page, gateway: 
 
 
 def test_a_live_sessions_report_matches_its_record_and_shows_its_labels(
-    page: Page, gateway: LiveGateway, folder: Path
+    page: Page, gateway: LiveGateway, folder: Path, tmp_path: Path
 ):
     log_in(page, gateway)
     with ScriptedSession(gateway, folder) as session:
@@ -292,8 +302,7 @@ def test_a_live_sessions_report_matches_its_record_and_shows_its_labels(
             )
             assert row.locator('[data-field="lines"]').inner_text() == str(label["lines"])
             assert row.locator('[data-field="chunks"]').inner_text() == str(label["chunks"])
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "report.png"), full_page=True)
+        screenshot(page, "report.png", tmp_path)
 
         page.click("text=files__read_text_file:1")
         expect(page.locator("#label-content")).to_contain_text("class BaseIterable")
@@ -311,7 +320,7 @@ def test_a_live_sessions_report_matches_its_record_and_shows_its_labels(
 
 
 def test_the_overview_has_charts_and_upstream_health(
-    page: Page, gateway: LiveGateway, folder: Path
+    page: Page, gateway: LiveGateway, folder: Path, tmp_path: Path
 ):
     with ScriptedSession(gateway, folder):
         pass  # a session makes this worker start the upstream
@@ -324,7 +333,7 @@ def test_the_overview_has_charts_and_upstream_health(
     files = page.locator("#upstream-health tbody tr", has_text="files")
     expect(files).to_have_count(1)
     expect(files).to_contain_text("connected")
-    page.screenshot(path=str(SCREENSHOTS / "overview.png"), full_page=True)
+    screenshot(page, "overview.png", tmp_path)
 
 
 def test_the_admin_styles_are_served_by_the_gateway_itself(gateway: LiveGateway) -> None:
