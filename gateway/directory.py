@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 
 from asgiref.sync import sync_to_async
@@ -11,6 +13,7 @@ from django.db.models.signals import post_delete, post_save
 from gateway.models import Upstream
 from gateway.upstreams import UpstreamSpec
 
+logger = logging.getLogger(__name__)
 CACHE_SECONDS = 5.0
 
 
@@ -35,18 +38,34 @@ def _load() -> dict[str, UpstreamSpec]:
 
 
 class UpstreamDirectory:
-    """name -> spec of every enabled upstream; reloaded after a few seconds or a local save."""
+    """name -> spec of every enabled upstream; reloaded after a few seconds or a local save.
+
+    Once loaded, an expired copy keeps serving while a fresh one is read in the background,
+    so a tool call never waits for the database.
+    """
 
     def __init__(self, seconds: float = CACHE_SECONDS) -> None:
         self._seconds = seconds
         self._specs: dict[str, UpstreamSpec] | None = None
         self._expires = 0.0
+        self._reload: asyncio.Task | None = None
 
     async def specs(self) -> dict[str, UpstreamSpec]:
-        if self._specs is None or time.monotonic() >= self._expires:
-            self._specs = await sync_to_async(_load, thread_sensitive=False)()
-            self._expires = time.monotonic() + self._seconds
+        if self._specs is None:
+            await self._load()
+        elif time.monotonic() >= self._expires and self._reload is None:
+            self._reload = asyncio.create_task(self._load())
+            self._reload.add_done_callback(self._reloaded)
         return self._specs
+
+    async def _load(self) -> None:
+        self._specs = await sync_to_async(_load, thread_sensitive=False)()
+        self._expires = time.monotonic() + self._seconds
+
+    def _reloaded(self, task: asyncio.Task) -> None:
+        self._reload = None
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("could not reload the upstreams: %s", task.exception())
 
     def invalidate(self, *args, **kwargs) -> None:
         self._specs = None
