@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TextIO
 
 import anyio
 import httpx2
@@ -17,21 +15,20 @@ from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, create_mcp_htt
 from mcp.shared.message import SessionMessage
 
 from gateway.upstreams.spec import UpstreamSpec
+from gateway.upstreams.stderr import stderr_relay
 
 MAX_SSE_EVENT_SIZE = 64 * 1024 * 1024
 """Streamable HTTP events may carry large tool results; the SDK's default cap is 1 MiB."""
 
 
-def open_transport(spec: UpstreamSpec, errlog: TextIO | None = None) -> Transport:
+def open_transport(spec: UpstreamSpec) -> Transport:
     """Return the (not yet entered) SDK transport that reaches `spec`."""
     if spec.transport == "stdio":
         assert spec.command is not None  # UpstreamSpec validates this
         params = StdioServerParameters(
             command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
         )
-        # Under daphne's verbose logging sys.stderr is a Twisted log shim without a file
-        # descriptor; the child process needs a real one.
-        return stdio_client(params, errlog=errlog or _real_stderr())
+        return _stdio_with_relay(spec, params)
     assert spec.url is not None  # UpstreamSpec validates this
     if spec.transport == "sse":
         return sse_client(spec.url, headers=dict(spec.headers), timeout=spec.timeout)
@@ -44,12 +41,13 @@ def open_transport(spec: UpstreamSpec, errlog: TextIO | None = None) -> Transpor
     )
 
 
-def _real_stderr() -> TextIO:
-    try:
-        sys.stderr.fileno()
-        return sys.stderr
-    except (AttributeError, OSError, ValueError):
-        return sys.__stderr__
+@asynccontextmanager
+async def _stdio_with_relay(
+    spec: UpstreamSpec, params: StdioServerParameters
+) -> AsyncIterator[TransportStreams]:
+    """The stdio transport, its stderr logged with secrets redacted (never passed through)."""
+    async with stderr_relay(spec) as errlog, stdio_client(params, errlog=errlog) as streams:
+        yield streams
 
 
 @asynccontextmanager

@@ -34,6 +34,8 @@ def screenshot(page: Page, name: str, tmp_path: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / name), full_page=True)
     assert (folder / name).stat().st_size > 10_000
+
+
 CHROMIUM = "/usr/bin/chromium"
 PASSWORD = "pw-admin-browser-1"
 HOSTILE = '<script>window.__pwned = "yes"</script><img src=x onerror="window.__pwned=1">'

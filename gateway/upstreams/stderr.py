@@ -1,0 +1,40 @@
+"""An upstream process's stderr, logged line by line with its secrets redacted."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import BinaryIO, TextIO
+
+from gateway.upstreams.errors import redact
+from gateway.upstreams.spec import UpstreamSpec
+
+logger = logging.getLogger("gateway.upstreams.stderr")
+MAX_LINE_CHARS = 2000
+
+
+def _pump(spec: UpstreamSpec, pipe: BinaryIO) -> None:
+    secrets = spec.secret_values()
+    with pipe:
+        for raw in pipe:
+            line = raw.decode("utf-8", "replace").rstrip()[:MAX_LINE_CHARS]
+            if line:
+                logger.warning("upstream %s: %s", spec.name, redact(line, secrets))
+
+
+@asynccontextmanager
+async def stderr_relay(spec: UpstreamSpec) -> AsyncIterator[TextIO]:
+    """A file for the child's stderr; a thread logs what arrives until the child closes it."""
+    read_fd, write_fd = os.pipe()
+    reader = os.fdopen(read_fd, "rb")
+    writer = os.fdopen(write_fd, "w")
+    thread = threading.Thread(target=_pump, args=(spec, reader), daemon=True)
+    thread.start()
+    try:
+        yield writer
+    finally:
+        # The child holds its own copy: the thread ends when the child has exited too.
+        writer.close()
