@@ -22,7 +22,7 @@ def _pump(spec: UpstreamSpec, pipe: BinaryIO) -> None:
         for raw in pipe:
             line = raw.decode("utf-8", "replace").rstrip()[:MAX_LINE_CHARS]
             if line:
-                logger.warning("upstream %s: %s", spec.name, redact(line, secrets))
+                logger.info("upstream %s: %s", spec.name, redact(line, secrets))
 
 
 @asynccontextmanager

@@ -13,7 +13,7 @@ SECRET = "sk-live-0123456789abcdef"
 
 
 async def test_stderr_lines_are_logged_with_secret_values_redacted(caplog):
-    caplog.set_level(logging.WARNING, logger="gateway.upstreams.stderr")
+    caplog.set_level(logging.INFO, logger="gateway.upstreams.stderr")
     connection = UpstreamConnection(fixture_spec(env={"API_KEY": SECRET}, timeout=10))
     try:
         result = await connection.call_tool("complain", {"name": "API_KEY"})
