@@ -262,6 +262,9 @@ def open_session(listings: dict[str, UpstreamListing], who: ClientIdentity) -> S
     for label, text in documents:
         store.add(label, text, tool="catalog", trigrams=False)
     ms["index"] = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    store.copy().close()
+    ms["copy"] = (time.perf_counter() - started) * 1000
     return Session(catalog, plan, view, store, len(documents), ms)
 
 
@@ -274,7 +277,7 @@ def timed_sessions(listings: dict[str, UpstreamListing], runs: int) -> dict[str,
         session = open_session(listings, who)
         for step, value in session.ms.items():
             samples.setdefault(step, []).append(value)
-        samples.setdefault("total", []).append(sum(session.ms.values()))
+        samples.setdefault("total", []).append(sum(session.ms.values()) - session.ms["copy"])
         work = session.ms["plan"] + session.ms["documents"] + session.ms["index"]
         samples.setdefault("plan+index", []).append(work)
         session.store.close()
@@ -445,17 +448,19 @@ def report(
         "`plan_catalog`), *documents* = `CatalogView.documents()`, *index* = a new "
         "`SessionStore` and one `store.add(label, text, trigrams=False)` per document, as "
         "the gateway does. Synthetic catalogs replicate the real servers as "
-        "`<server>-r<k>` (same tools, other exposed names).",
+        "`<server>-r<k>` (same tools, other exposed names). The gateway does this once per "
+        "client and catalog version; each later session of that client copies the indexed "
+        "catalog instead (*copy*, SQLite's backup API).",
         "",
         "| catalog | merge ms | plan ms | documents ms | index ms | plan + documents + index ms "
-        "| best run ms | all steps ms |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| best run ms | all steps ms | later sessions: copy ms |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for count, ms in (large, small):
         out.append(
             f"| {count:,} tools | {ms['merge']:.1f} | {ms['plan']:.1f} | {ms['documents']:.1f} "
             f"| {ms['index']:.1f} | {ms['plan+index']:.1f} | {ms['best plan+index']:.1f} "
-            f"| {ms['total']:.1f} |"
+            f"| {ms['total']:.1f} | {ms['copy']:.1f} |"
         )
     big = large[1]
     plan_index = big["plan+index"]

@@ -27,6 +27,7 @@ from gateway.records import SessionRecorder
 from gateway.reverse_requests import CallerRegistry
 from gateway.server import build_server
 from gateway.session import GatewaySession
+from gateway.session_index import CatalogTemplate
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool
 from indexing.catalog_plan import CatalogPlan
 
@@ -34,7 +35,7 @@ logger = logging.getLogger(__name__)
 
 current_client: ContextVar[ClientIdentity | None] = ContextVar("current_client", default=None)
 SESSION_STATE_KEY = "localrouter.session"
-PLAN_CACHE_SIZE = 256
+PLAN_CACHE_SIZE = 64  # (client, catalog version) pairs; each holds an indexed catalog
 EVENTS = {
     "tools": ToolsListChanged(),
     "resources": ResourcesListChanged(),
@@ -56,7 +57,7 @@ class Gateway:
         self.bus = InMemorySubscriptionBus()
         self._sweeper: asyncio.Task | None = None
         self.forwarding = Forwarding() if settings.REDIS_URL else None
-        self._plans: dict[tuple, tuple[MergedCatalog, CatalogPlan | None]] = {}
+        self._plans: dict[tuple, tuple[MergedCatalog, CatalogPlan | None, CatalogTemplate]] = {}
         self.server = build_server(self, self.bus)
         self.host = McpHost(
             self.server,
@@ -77,10 +78,11 @@ class Gateway:
 
     async def planned_catalog(
         self, identity: ClientIdentity
-    ) -> tuple[int, MergedCatalog, CatalogPlan | None]:
-        """(listing version, merged catalog, plan) for a client, shared by its sessions.
+    ) -> tuple[int, MergedCatalog, CatalogPlan | None, CatalogTemplate]:
+        """(listing version, merged catalog, plan, indexed catalog) for a client.
 
-        Both are computed once per client and catalog version, off the event loop.
+        Computed once per client and catalog version, off the event loop, and shared by
+        the client's sessions.
         """
         specs = await self.directory.specs()
         wanted = [s for n, s in specs.items() if identity.may_use_upstream(n)]
@@ -90,9 +92,9 @@ class Gateway:
         planned = self._plans.get(key)
         if planned is None:
 
-            def build() -> tuple[MergedCatalog, CatalogPlan | None]:
+            def build() -> tuple[MergedCatalog, CatalogPlan | None, CatalogTemplate]:
                 catalog = merge(identity, listings)
-                return catalog, plan_for(identity, catalog)
+                return catalog, plan_for(identity, catalog), CatalogTemplate()
 
             planned = await asyncio.to_thread(build)
             if len(self._plans) >= PLAN_CACHE_SIZE:
@@ -101,7 +103,7 @@ class Gateway:
         return version, *planned
 
     async def instructions_for_identity(self, identity: ClientIdentity) -> str:
-        _, catalog, plan = await self.planned_catalog(identity)
+        _, catalog, plan, _ = await self.planned_catalog(identity)
         return instructions_text(catalog, plan)
 
     async def instructions_for(self, ctx) -> str:

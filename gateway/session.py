@@ -83,11 +83,11 @@ class GatewaySession:
     async def view(self) -> CatalogView:
         """The catalog as this client sees it, recomputed when an upstream listing changed."""
         if self._view is None or self._view_version != self.gateway.listings.version:
-            version, catalog, plan = await self.gateway.planned_catalog(self.identity)
+            version, catalog, plan, template = await self.gateway.planned_catalog(self.identity)
             view = CatalogView(catalog, plan)
             if self._view is not None:
                 view.carry_over(self._view)
-            self.index.index_catalog(view)
+            self.index.index_catalog(view, template)
             self._view, self._view_version = view, version
         return self._view
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 import mcp_types as types
 
@@ -20,6 +19,30 @@ from indexing.tool_results import compress_result, index_tools, run_index_tool, 
 logger = logging.getLogger(__name__)
 
 
+def index_documents(documents: list[tuple[str, str]], store: SessionStore | None = None):
+    """Add the catalog documents `store` lacks (a new store when none is given); blocking."""
+    store = store if store is not None else SessionStore()
+    known = set(store.labels(prefix="mcp/")) | set(store.evicted_labels("mcp/"))
+    for label, text in documents:
+        if label not in known:
+            store.add(label, text, tool="catalog", trigrams=False)
+    return store
+
+
+class CatalogTemplate:
+    """One client's catalog at one catalog version, indexed once; each session gets a copy."""
+
+    def __init__(self) -> None:
+        self._task: asyncio.Future[SessionStore] | None = None
+
+    async def copy(self, documents: list[tuple[str, str]]) -> SessionStore:
+        """A store of its own holding the indexed catalog (indexed on first use)."""
+        if self._task is None:
+            self._task = asyncio.ensure_future(asyncio.to_thread(index_documents, documents))
+        template = await asyncio.shield(self._task)
+        return template.copy()
+
+
 class SessionIndex:
     """The store of one session, created on first use, and the index tools served from it."""
 
@@ -27,7 +50,6 @@ class SessionIndex:
         self.settings = settings
         self._store: SessionStore | None = None
         self._catalog_indexing: asyncio.Task | None = None
-        self.catalog_seconds = 0.0
         self.searches = 0
         self.reads = 0
 
@@ -55,25 +77,24 @@ class SessionIndex:
         names = (self.settings.search_tool_name, self.settings.read_tool_name)
         return self.enabled and name in names
 
-    def index_catalog(self, view: CatalogView) -> None:
-        """Index the view's catalog documents in the background; searches wait for it."""
+    def index_catalog(self, view: CatalogView, template: CatalogTemplate) -> None:
+        """Bring the view's catalog into the store in the background; searches wait for it.
+
+        A new session copies the client's indexed catalog; a session whose store already
+        exists (a response came first, or the catalog changed) adds what it lacks.
+        """
         documents = view.documents()
         if not documents:
             return
         previous = self._catalog_indexing
 
-        def work() -> None:
-            started = time.perf_counter()
-            known = set(self.store.labels(prefix="mcp/")) | set(self.store.evicted_labels("mcp/"))
-            for label, text in documents:
-                if label not in known:
-                    self.store.add(label, text, tool="catalog", trigrams=False)
-            self.catalog_seconds += time.perf_counter() - started
-
         async def run() -> None:
             if previous is not None:
                 await previous
-            await asyncio.to_thread(work)
+            if self._store is None:
+                self._store = await template.copy(documents)
+            else:
+                await asyncio.to_thread(index_documents, documents, self._store)
 
         self._catalog_indexing = asyncio.create_task(run(), name="index-catalog")
 

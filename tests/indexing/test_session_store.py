@@ -274,3 +274,17 @@ def test_a_document_added_without_trigrams_is_still_found_by_its_words():
     )
     assert [hit.label for hit in store.search("commit logs")] == ["mcp/git/tool/git_log"]
     assert not store.document("mcp/git/tool/git_log").has_trigrams
+
+
+def test_a_copy_answers_like_the_original_and_then_goes_its_own_way():
+    original = SessionStore()
+    original.add(
+        "mcp/git/tool/git_log", "# git__git_log\n\nShow the commit logs.\n", tool="catalog"
+    )
+    twin = original.copy()
+    assert [h.label for h in twin.search("commit logs")] == ["mcp/git/tool/git_log"]
+    twin.add("files__read:1", "# Notes\n\nThe commit was reverted.\n", tool="files__read", run=1)
+    assert "files__read:1" in twin.labels()
+    assert "files__read:1" not in original.labels()
+    assert [h.label for h in original.search("reverted")] == []
+    assert twin.document("mcp/git/tool/git_log").line_count == 3

