@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
 import sys
 import time
@@ -40,6 +41,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0:1] = [str(ROOT)]
+# One BLAS thread: on a busy 2-CPU machine OpenBLAS's spinning threads made the catalog 2-4x
+# slower (6 s against 10-26 s for 254 tools). Must be set before numpy is imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from benchmarks import _docs  # noqa: E402
 from benchmarks.catalog import (  # noqa: E402
@@ -191,7 +195,8 @@ def main() -> None:
         "## Hybrid tool search (BM25 + all-MiniLM-L6-v2)",
         "",
         f"Run {_docs.machine()}, with `.venv/bin/python benchmarks/catalog_hybrid.py "
-        f"--runs {options.runs} --text {options.text}`.",
+        f"--runs {options.runs} --text {options.text}` "
+        f"(OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}).",
         "",
         f"{len(intents)} requests over {len(names)} tools of {len(catalog.upstreams)} captured "
         f"catalogs. Embedded text per tool: "

@@ -12,7 +12,6 @@ Deferred items are found with the search tool and activated for the session.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,12 +66,12 @@ class CatalogPlan:
 
 
 def wire_size(item: Any) -> int:
-    """Bytes of an item (or list of items) as JSON on the wire."""
+    """Bytes of an item (or list of items) as compact JSON, as the SDK puts it on the wire."""
     if isinstance(item, list):
         return 2 + sum(wire_size(x) + 1 for x in item)
     if isinstance(item, str):
         return len(item.encode())
-    return len(json.dumps(item.model_dump(by_alias=True, exclude_none=True, mode="json")).encode())
+    return len(item.model_dump_json(by_alias=True, exclude_none=True).encode())
 
 
 def first_sentence(text: str, limit: int) -> str:

@@ -1,7 +1,5 @@
 """A catalog over the client's budget is deferred behind search and activated on demand."""
 
-import json
-
 import anyio
 import mcp_types as types
 import pytest
@@ -14,8 +12,9 @@ BUDGET = 16_384
 
 
 def wire(items) -> int:
-    return len(
-        json.dumps([i.model_dump(by_alias=True, exclude_none=True, mode="json") for i in items])
+    """Bytes of a list as the SDK sends it: compact JSON."""
+    return 2 + sum(
+        len(i.model_dump_json(by_alias=True, exclude_none=True).encode()) + 1 for i in items
     )
 
 
