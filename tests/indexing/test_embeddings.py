@@ -1,7 +1,7 @@
 """indexing.embeddings: reciprocal rank fusion, and the numpy all-MiniLM-L6-v2 encoder.
 
 The encoder tests need the model folder (`$LOCALROUTER_EMBEDDING_MODEL`, var/models/
-all-MiniLM-L6-v2 or /tmp/minilm/model) and are skipped without it; so is everything when the
+all-MiniLM-L6-v2, which `make test` fetches) and are skipped without it; so is everything when the
 optional numpy/safetensors/tokenizers packages are not installed.
 """
 
