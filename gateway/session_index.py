@@ -13,10 +13,16 @@ import mcp_types as types
 from clients.context_settings import EffectiveSettings
 from gateway.catalog_view import Activation, CatalogView
 from indexing.compressor import ResponseCompressor
+from indexing.hybrid import CatalogVectors, embedder, hybrid_hits
+from indexing.search import Ranker
 from indexing.store import SessionStore
 from indexing.tool_results import compress_result, index_tools, run_index_tool, text_result
 
 logger = logging.getLogger(__name__)
+
+
+def _catalog_vectors(documents: list[tuple[str, str]]) -> CatalogVectors | None:
+    return CatalogVectors(documents) if embedder() is not None else None
 
 
 def index_documents(documents: list[tuple[str, str]], store: SessionStore | None = None):
@@ -34,6 +40,13 @@ class CatalogTemplate:
 
     def __init__(self) -> None:
         self._task: asyncio.Future[SessionStore] | None = None
+        self._vectors: asyncio.Future[CatalogVectors | None] | None = None
+
+    async def vectors(self, documents: list[tuple[str, str]]) -> CatalogVectors | None:
+        """The catalog's embeddings for hybrid search (computed once), None without a model."""
+        if self._vectors is None:
+            self._vectors = asyncio.ensure_future(asyncio.to_thread(_catalog_vectors, documents))
+        return await asyncio.shield(self._vectors)
 
     async def copy(self, documents: list[tuple[str, str]]) -> SessionStore:
         """A store of its own holding the indexed catalog (indexed on first use)."""
@@ -50,6 +63,7 @@ class SessionIndex:
         self.settings = settings
         self._store: SessionStore | None = None
         self._catalog_indexing: asyncio.Task | None = None
+        self._catalog: tuple[CatalogTemplate, list[tuple[str, str]]] | None = None
         self.searches = 0
         self.reads = 0
 
@@ -86,6 +100,7 @@ class SessionIndex:
         documents = view.documents()
         if not documents:
             return
+        self._catalog = (template, documents)
         previous = self._catalog_indexing
 
         async def run() -> None:
@@ -109,12 +124,31 @@ class SessionIndex:
             self.searches += 1
         else:
             self.reads += 1
-        result, labels = await run_index_tool(self.store, search=search, arguments=arguments)
+        rank = await self._hybrid_ranker() if search else None
+        result, labels = await run_index_tool(
+            self.store, search=search, arguments=arguments, rank=rank
+        )
         activation = view.activate(labels)
         if activation.kinds():
             text = f"{result.content[0].text}\n\n{activation.describe()}"
             result = text_result(text)
         return result, activation
+
+    async def _hybrid_ranker(self) -> Ranker | None:
+        """With vector search on, catalog searches (`source` under `mcp/`) fuse in embeddings."""
+        if not self.settings.vector_search or self._catalog is None:
+            return None
+        vectors = await self._catalog[0].vectors(self._catalog[1])
+        if vectors is None:
+            return None
+        store = self.store
+
+        def rank(query: str, source: str | None, limit: int) -> list:
+            if source is not None and source.startswith("mcp/"):
+                return hybrid_hits(store, vectors, query, source, limit)
+            return store.search(query, source=source, limit=limit)
+
+        return rank
 
     async def compress(self, name: str, result: types.CallToolResult) -> types.CallToolResult:
         """The result as the client gets it: large text indexed behind a placeholder."""

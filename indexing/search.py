@@ -1,5 +1,7 @@
 """IndexSearch: several queries in one call, hits ranked best-first, repeats referenced."""
 
+from collections.abc import Callable
+
 from indexing.arguments import parse_limit, parse_queries, parse_source
 from indexing.errors import IndexToolError, list_labels
 from indexing.store import Hit, SessionStore
@@ -21,8 +23,16 @@ def format_search(
     return search_with_labels(store, queries, source, limit)[0]
 
 
+Ranker = Callable[[str, str | None, int], list[Hit]]
+"""(query, source prefix, limit) -> hits, best first; the store's own search by default."""
+
+
 def search_with_labels(
-    store: SessionStore, queries: object, source: object = None, limit: object = None
+    store: SessionStore,
+    queries: object,
+    source: object = None,
+    limit: object = None,
+    rank: Ranker | None = None,
 ) -> tuple[str, list[str]]:
     """`format_search`, plus the labels of every hit (best first, without repeats).
 
@@ -38,7 +48,10 @@ def search_with_labels(
     sections = []
     labels: dict[str, None] = {}
     for query_number, text in enumerate(texts, start=1):
-        hits = store.search(text, source=prefix, limit=hits_per_query)
+        if rank is None:
+            hits = store.search(text, source=prefix, limit=hits_per_query)
+        else:
+            hits = rank(text, prefix, hits_per_query)
         labels.update(dict.fromkeys(hit.label for hit in hits))
         sections.append(_render_query(query_number, text, hits, shown))
     return "\n\n".join(sections), list(labels)

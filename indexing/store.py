@@ -342,6 +342,14 @@ class SessionStore:
                     break
         return kept
 
+    def first_hit(self, label: str) -> Hit | None:
+        """The first chunk of a live document, as a search hit (None when there is none)."""
+        with self._lock:
+            info = self._documents.get(label)
+            if info is None or info.last_chunk < info.first_chunk:
+                return None
+            return self._hits([info.first_chunk])[0]
+
     def _hits(self, chunk_ids: list[int]) -> list[Hit]:
         """Load chunks by id, keeping the given order."""
         if not chunk_ids:

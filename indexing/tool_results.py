@@ -17,7 +17,7 @@ import mcp_types as types
 from indexing.compressor import ResponseCompressor
 from indexing.errors import IndexToolError
 from indexing.read import DEFAULT_READ_LINES, format_read
-from indexing.search import DEFAULT_HITS, MAX_HITS, search_with_labels
+from indexing.search import DEFAULT_HITS, MAX_HITS, Ranker, search_with_labels
 from indexing.stats import CompressionStats
 from indexing.store import SessionStore
 
@@ -98,7 +98,7 @@ def text_result(text: str, *, error: bool = False) -> types.CallToolResult:
 
 
 async def run_index_tool(
-    store: SessionStore, *, search: bool, arguments: dict | None
+    store: SessionStore, *, search: bool, arguments: dict | None, rank: Ranker | None = None
 ) -> tuple[types.CallToolResult, list[str]]:
     """Serve one IndexSearch or IndexRead call, with the labels it showed.
 
@@ -113,6 +113,7 @@ async def run_index_tool(
                 args.get("queries"),
                 args.get("source"),
                 args.get("limit"),
+                rank,
             )
         else:
             text = await asyncio.to_thread(

@@ -3,6 +3,7 @@
 import json
 import sys
 
+import anyio
 import pytest
 
 from tests.e2e.live import SERVERS, ToolsChanged, start_gateway, stop_gateway
@@ -26,7 +27,11 @@ def crowded(tmp_path_factory):
     gateway = start_gateway(
         tmp_path_factory.mktemp("crowded"),
         upstreams,
-        [{"name": "team"}, {"name": "solo", "upstreams": ["git"]}],
+        [
+            {"name": "team"},
+            {"name": "solo", "upstreams": ["git"]},
+            {"name": "semantic", "set": {"vector_search": True}},
+        ],
     )
     try:
         yield gateway
@@ -71,3 +76,23 @@ async def test_a_client_limited_to_one_server_finds_nothing_of_the_others(crowde
         found = await client.call_tool("IndexSearch", {"queries": ["screenshot of the page"]})
     assert all(n.startswith("git__") or n.startswith("Index") for n in names)
     assert "playwright" not in found.content[0].text and "puppeteer" not in found.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("request_text", "tool"),
+    [
+        ("file a bug report on the repo about the login crash", "github__create_issue"),
+        ("find GitHub projects about vector databases", "github__search_repositories"),
+    ],
+)
+async def test_with_vector_search_a_request_in_other_words_finds_its_tool(
+    crowded, request_text, tool
+):
+    search = {"queries": [request_text], "source": "mcp/", "limit": 5}
+    async with crowded.client("semantic") as client:
+        with anyio.fail_after(60):  # the first search waits for the catalog's embeddings
+            found = await client.call_tool("IndexSearch", search)
+    async with crowded.client("team") as client:
+        keywords_only = await client.call_tool("IndexSearch", search)
+    assert f"- tool {tool}" in found.content[0].text
+    assert tool not in keywords_only.content[0].text

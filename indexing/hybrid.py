@@ -1,0 +1,100 @@
+"""Hybrid catalog search: BM25 hits fused with sentence-embedding similarity.
+
+Keyword search misses tools described in other words ("folder" for "directory");
+embeddings of each catalog entry's heading and description find them. Both rankings are
+cut to their top `DEPTH` before reciprocal rank fusion, so a weak keyword match cannot
+ride on an embedding score that every entry has. Measured on 254 real tools and 76
+requests (benchmarks/catalog_hybrid.py): recall@5 0.78 keyword only, 0.91 fused.
+Plain Python; needs `indexing.embeddings` (numpy, safetensors, tokenizers, the model).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from indexing.store import Hit, SessionStore
+
+logger = logging.getLogger(__name__)
+DEPTH = 20
+FUSION_K = 60
+
+_embedder: Any = None
+_embedder_lock = threading.Lock()
+_vector_cache: dict[str, Any] = {}  # embedded text -> unit vector, shared by all catalogs
+
+
+def embedder() -> Any | None:
+    """The process's sentence encoder, loaded on first use; None when it is not installed."""
+    global _embedder
+    with _embedder_lock:
+        if _embedder is None:
+            try:
+                from indexing.embeddings import Embedder, default_model_path
+            except ImportError as error:
+                logger.warning("hybrid search unavailable: %s", error)
+                _embedder = False
+                return None
+            path = default_model_path()
+            if path is None:
+                logger.warning("hybrid search unavailable: no embedding model (see README)")
+                _embedder = False
+                return None
+            _embedder = Embedder.from_path(path)
+        return _embedder or None
+
+
+def summary(document: str) -> str:
+    """What is embedded for a catalog entry: its heading and description."""
+    return "\n\n".join(document.split("\n\n")[:2])
+
+
+class CatalogVectors:
+    """Unit vectors of catalog entries, by label."""
+
+    def __init__(self, documents: list[tuple[str, str]]) -> None:
+        import numpy as np
+
+        model = embedder()
+        if model is None:
+            raise RuntimeError("no embedding model")
+        texts = {label: summary(text) for label, text in documents if "/tool/" in label}
+        missing = [t for t in dict.fromkeys(texts.values()) if t not in _vector_cache]
+        if missing:
+            for text, vector in zip(missing, model.embed(missing), strict=True):
+                _vector_cache[text] = vector
+        self.labels = list(texts)
+        self.matrix = np.stack([_vector_cache[texts[label]] for label in self.labels])
+        self._model = model
+
+    def ranking(self, query: str, source: str | None) -> list[str]:
+        """Labels under `source`, most similar first."""
+        scores = self.matrix @ self._model.embed([query])[0]
+        order = scores.argsort()[::-1]
+        return [
+            self.labels[i] for i in order if source is None or self.labels[i].startswith(source)
+        ]
+
+
+def hybrid_hits(
+    store: SessionStore, vectors: CatalogVectors, query: str, source: str | None, limit: int
+) -> list[Hit]:
+    """Keyword and embedding rankings fused by label; each label's best keyword hit (or its
+    first chunk, when only the embeddings found it)."""
+    from indexing.embeddings import reciprocal_rank_fusion
+
+    lexical = store.search(query, source=source, limit=DEPTH)
+    best: dict[str, Hit] = {}
+    for hit in lexical:
+        best.setdefault(hit.label, hit)
+    dense = vectors.ranking(query, source)[:DEPTH]
+    fused = reciprocal_rank_fusion([list(best)[:DEPTH], dense], k=FUSION_K)
+    hits = []
+    for label in fused:
+        hit = best.get(label) or store.first_hit(label)
+        if hit is not None:
+            hits.append(hit)
+        if len(hits) == limit:
+            break
+    return hits
