@@ -31,7 +31,7 @@ def startup_error(spec: UpstreamSpec, exc: BaseException) -> UpstreamError:
     if isinstance(cause, UpstreamError):
         return cause
     if isinstance(cause, TimeoutError):
-        return _error(spec, "timeout", f"no answer to the handshake within {spec.timeout:g}s")
+        return _error(spec, "timeout", f"no answer to the handshake within {spec.start_limit:g}s")
     if isinstance(cause, MCPError):
         if cause.code == CONNECTION_CLOSED:
             return _error(

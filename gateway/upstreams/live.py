@@ -65,7 +65,7 @@ class LiveSession:
     def start(self) -> None:
         """Spawn the owner task; it is detached from the caller, which may be short-lived."""
         # Created here, not in the owner, so an aclose() before the owner runs still cancels it.
-        self._scope = anyio.CancelScope(deadline=anyio.current_time() + self.spec.timeout)
+        self._scope = anyio.CancelScope(deadline=anyio.current_time() + self.spec.start_limit)
         self._task = asyncio.get_running_loop().create_task(
             self._own(), name=f"upstream:{self.spec.name}"
         )
@@ -145,7 +145,9 @@ class LiveSession:
                 self.spec.name, "closed", "the connection was closed while starting"
             )
         return UpstreamError(
-            self.spec.name, "timeout", f"the upstream did not start within {self.spec.timeout:g}s"
+            self.spec.name,
+            "timeout",
+            f"the upstream did not start within {self.spec.start_limit:g}s",
         )
 
     def _make_client(self, mode: str) -> Client:

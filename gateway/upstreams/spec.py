@@ -8,6 +8,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 Transport = Literal["stdio", "http", "sse"]
 
+START_TIMEOUT_FLOOR = 30.0
 MIN_SECRET_LENGTH = 4
 """Shorter env or header values are not redacted from messages: they would mangle the text."""
 
@@ -25,6 +26,7 @@ class UpstreamSpec:
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict, hash=False)
     timeout: float = 60.0
+    start_timeout: float | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -39,6 +41,14 @@ class UpstreamSpec:
             raise ValueError(f"upstream {self.name!r}: timeout must be positive")
         # Callers may hand in lists; a frozen spec keeps a tuple.
         object.__setattr__(self, "args", tuple(self.args))
+
+    @property
+    def start_limit(self) -> float:
+        """How long starting may take: `start_timeout`, else the call timeout but at least
+        30 s (a cold `npx` or a busy machine can take longer than a call is allowed to)."""
+        if self.start_timeout is not None:
+            return self.start_timeout
+        return max(self.timeout, START_TIMEOUT_FLOOR)
 
     def secret_values(self) -> tuple[str, ...]:
         """Env and header values long enough to redact, longest first."""

@@ -45,7 +45,9 @@ async def test_garbage_on_stdout_is_a_protocol_error_not_a_hang():
 
 
 async def test_a_handshake_that_never_completes_times_out():
-    connection = UpstreamConnection(fixture_spec("garbage_stdout.py", name="quiet", timeout=0.5))
+    connection = UpstreamConnection(
+        fixture_spec("garbage_stdout.py", name="quiet", timeout=0.5, start_timeout=0.5)
+    )
     # Even without the fast path for garbage, the start is bounded by the spec's timeout.
     with anyio.fail_after(10), pytest.raises(UpstreamError) as caught:
         await connection.start()
