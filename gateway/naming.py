@@ -25,26 +25,7 @@ SEPARATOR = "__"
 MAX_NAME_LENGTH = 64
 HASH_LENGTH = 8
 _DISALLOWED = re.compile(r"[^A-Za-z0-9_.-]")
-UPSTREAM_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]|_(?!_))*")
-"""Upstream names: allowed characters, no leading separator, no `__` (the separator)."""
-MAX_UPSTREAM_NAME_LENGTH = 40
 RESOURCE_PREFIX = "lr+"
-
-
-def validate_upstream_name(name: str) -> None:
-    """Check an upstream name can prefix exposed names.
-
-    Raises:
-        ValueError: The name is empty, too long, uses characters outside
-            `[A-Za-z0-9_.-]`, starts with `_`/`.`/`-`, or contains `__`.
-    """
-    if not name or len(name) > MAX_UPSTREAM_NAME_LENGTH:
-        raise ValueError(f"an upstream name needs 1 to {MAX_UPSTREAM_NAME_LENGTH} characters")
-    if not UPSTREAM_NAME.fullmatch(name) or name.endswith("_"):
-        raise ValueError(
-            "an upstream name may use letters, digits, '.', '-' and single '_', "
-            "must start with a letter or digit, and must not end with '_'"
-        )
 
 
 def expose_name(upstream: str, name: str, *, salt: int = 0) -> str:

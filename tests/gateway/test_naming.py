@@ -13,7 +13,6 @@ from gateway.naming import (
     NameMap,
     ResourceUriMap,
     expose_name,
-    validate_upstream_name,
 )
 
 EXPOSED = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -73,17 +72,6 @@ def test_exposed_names_are_unique_bounded_and_reversible(entries):
 @given(st.lists(st.tuples(upstream_names, tool_names), max_size=15))
 def test_the_name_map_does_not_depend_on_input_order(entries):
     assert list(NameMap.build(entries).items()) == list(NameMap.build(reversed(entries)).items())
-
-
-@pytest.mark.parametrize("name", ["github", "fs-1", "a.b", "my_server", "A9"])
-def test_valid_upstream_names_are_accepted(name):
-    validate_upstream_name(name)
-
-
-@pytest.mark.parametrize("name", ["", "a__b", "_a", "a_", "a b", "a/b", "x" * 41, "é"])
-def test_invalid_upstream_names_are_rejected(name):
-    with pytest.raises(ValueError):
-        validate_upstream_name(name)
 
 
 def test_the_first_upstream_by_name_keeps_a_shared_uri():
