@@ -28,7 +28,7 @@ from gateway.reverse_requests import CallerRegistry
 from gateway.server import build_server
 from gateway.session import GatewaySession
 from gateway.session_index import CatalogTemplate
-from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool
+from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
 from indexing.catalog_plan import CatalogPlan
 
 logger = logging.getLogger(__name__)
@@ -56,6 +56,8 @@ class Gateway:
         self.recorder = SessionRecorder()
         self.bus = InMemorySubscriptionBus()
         self._sweeper: asyncio.Task | None = None
+        self._known_specs: dict[str, UpstreamSpec] | None = None
+        self._background: set[asyncio.Task] = set()
         self.forwarding = Forwarding() if settings.REDIS_URL else None
         self._plans: dict[tuple, tuple[MergedCatalog, CatalogPlan | None, CatalogTemplate]] = {}
         self.server = build_server(self, self.bus)
@@ -65,13 +67,26 @@ class Gateway:
             max_body_bytes=settings.MCP_MAX_BODY_BYTES,
         )
 
+    async def specs(self) -> dict[str, UpstreamSpec]:
+        """The enabled upstreams. When they change, catalogs are recomputed and a deleted or
+        disabled upstream's process is stopped."""
+        specs = await self.directory.specs()
+        if specs is not self._known_specs:
+            if self._known_specs is not None and specs != self._known_specs:
+                self.listings.version += 1
+            self._known_specs = specs
+            retiring = asyncio.create_task(self.pool.retain(set(specs)))
+            self._background.add(retiring)
+            retiring.add_done_callback(self._background.discard)
+        return specs
+
     async def connection(self, upstream: str) -> UpstreamConnection:
         """The live connection to an enabled upstream.
 
         Raises:
             UpstreamError: the upstream is no longer configured or enabled.
         """
-        spec = (await self.directory.specs()).get(upstream)
+        spec = (await self.specs()).get(upstream)
         if spec is None:
             raise UpstreamError(upstream, "unavailable", "no longer configured or enabled")
         return await self.pool.get(spec)
@@ -84,7 +99,7 @@ class Gateway:
         Computed once per client and catalog version, off the event loop, and shared by
         the client's sessions.
         """
-        specs = await self.directory.specs()
+        specs = await self.specs()
         wanted = [s for n, s in specs.items() if identity.may_use_upstream(n)]
         listings = await self.listings.get(wanted)
         version = self.listings.version
@@ -235,11 +250,3 @@ def _stop_with_reactor(gateway: Gateway) -> None:
         "shutdown",
         lambda: defer.Deferred.fromFuture(asyncio.ensure_future(gateway.aclose())),
     )
-
-
-async def shutdown() -> None:
-    """Close this worker's gateway, if one was started."""
-    global _gateway
-    if _gateway is not None:
-        gateway, _gateway = _gateway, None
-        await gateway.aclose()

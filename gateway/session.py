@@ -82,6 +82,7 @@ class GatewaySession:
 
     async def view(self) -> CatalogView:
         """The catalog as this client sees it, recomputed when an upstream listing changed."""
+        await self.gateway.specs()  # notices upstreams added, changed or removed
         if self._view is None or self._view_version != self.gateway.listings.version:
             version, catalog, plan, template = await self.gateway.planned_catalog(self.identity)
             view = CatalogView(catalog, plan)

@@ -105,3 +105,27 @@ async def test_stopping_the_server_stops_its_upstream_processes(tmp_path):
         stop_gateway(gateway)
     assert gateway.process.returncode is not None
     assert [pid for pid in upstreams if process_state(pid) is not None] == []
+
+
+async def test_disabling_an_upstream_stops_its_process_and_drops_its_tools(tmp_path):
+    gateway = start_gateway(tmp_path, [stdio_upstream("echo", "echo_server.py")], [{"name": "ida"}])
+    try:
+        async with gateway.client("ida") as client:
+            await client.call_tool("echo__echo", {"text": "hi"})
+            (upstream,) = child_pids(gateway.process.pid)
+            disabled = gateway.manage(
+                "shell",
+                "--no-imports",
+                "-c",
+                "from gateway.models import Upstream; Upstream.objects.update(enabled=False)",
+            )
+            assert disabled.returncode == 0, disabled.stderr
+            with anyio.fail_after(30):  # the upstream list is re-read every few seconds
+                while process_state(upstream) not in (None, "Z"):
+                    await client.list_tools()
+                    await anyio.sleep(0.5)
+            assert "echo__echo" not in {t.name for t in (await client.list_tools()).tools}
+            with pytest.raises(Exception, match="Unknown tool: echo__echo"):
+                await client.call_tool("echo__echo", {"text": "hi"})
+    finally:
+        stop_gateway(gateway)
