@@ -52,6 +52,7 @@ from gateway.catalog import MergedCatalog, merge, plan_for  # noqa: E402
 from gateway.catalog_view import CatalogView  # noqa: E402
 from gateway.identity import ClientIdentity  # noqa: E402
 from gateway.listings import UpstreamListing  # noqa: E402
+from gateway.session_index import index_documents  # noqa: E402
 from gateway.upstreams.spec import UpstreamSpec  # noqa: E402
 from indexing import catalog_plan  # noqa: E402
 from indexing.catalog_plan import CatalogPlan  # noqa: E402
@@ -195,10 +196,7 @@ class Outcome:
 
 def index_catalog(view: CatalogView) -> SessionStore:
     """Index the view's documents as `SessionIndex.index_catalog` does."""
-    store = SessionStore()
-    for label, text in view.documents():
-        store.add(label, text, tool="catalog", trigrams=False)
-    return store
+    return index_documents(view.documents())
 
 
 def exposed_tool(catalog: MergedCatalog, label: str) -> str | None:
@@ -258,9 +256,7 @@ def open_session(listings: dict[str, UpstreamListing], who: ClientIdentity) -> S
     documents = view.documents()
     ms["documents"] = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
-    store = SessionStore()
-    for label, text in documents:
-        store.add(label, text, tool="catalog", trigrams=False)
+    store = index_documents(documents)
     ms["index"] = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
     store.copy().close()
@@ -446,8 +442,8 @@ def report(
         f"Median of {options.runs} fresh sessions after a warm-up. *merge* = "
         "`gateway.catalog.merge` (exposed names), *plan* = `plan_for` (`servers_of` + "
         "`plan_catalog`), *documents* = `CatalogView.documents()`, *index* = a new "
-        "`SessionStore` and one `store.add(label, text, trigrams=False)` per document, as "
-        "the gateway does. Synthetic catalogs replicate the real servers as "
+        "`SessionStore` filled by `gateway.session_index.index_documents` (one transaction, "
+        "no trigrams), as the gateway does. Synthetic catalogs replicate the real servers as "
         "`<server>-r<k>` (same tools, other exposed names). The gateway does this once per "
         "client and catalog version; each later session of that client copies the indexed "
         "catalog instead (*copy*, SQLite's backup API).",

@@ -2,7 +2,7 @@
 
 import json
 
-from indexing.chunker import OutlineEntry
+from indexing.chunker import Lines, OutlineEntry
 from indexing.text import one_line, utf8_size
 
 PREVIEW_BYTES = 2048
@@ -13,7 +13,7 @@ def render_placeholder(
     *,
     label: str,
     original_bytes: int,
-    lines: list[str],
+    lines: Lines,
     outline: list[OutlineEntry],
     search_tool: str,
     read_tool: str,
@@ -36,23 +36,25 @@ def render_placeholder(
     return "\n\n".join(sections)
 
 
-def render_preview(lines: list[str]) -> tuple[str, str]:
+def render_preview(lines: Lines) -> tuple[str, str]:
     """Return the first ~PREVIEW_BYTES of the document cut at a line boundary, and its marker.
 
     A first line longer than the budget is cut at a character boundary and says so.
     """
     used = 0
     shown = 0
-    for line in lines:
-        size = utf8_size(line) + 1
+    while shown < len(lines) and used + lines.length(shown) < PREVIEW_BYTES:
+        size = utf8_size(lines[shown]) + 1
         if used + size > PREVIEW_BYTES:
             break
         used += size
         shown += 1
     if shown == 0 and lines:
-        head = lines[0].encode("utf-8")[:PREVIEW_BYTES].decode("utf-8", "ignore")
-        return head, f"[… preview ends at line 1 of {len(lines)} (cut mid-line)]"
-    preview = "\n".join(lines[:shown])
+        head = lines.text[:PREVIEW_BYTES].encode("utf-8")[:PREVIEW_BYTES]
+        return head.decode(
+            "utf-8", "ignore"
+        ), f"[… preview ends at line 1 of {len(lines)} (cut mid-line)]"
+    preview = lines.joined(0, shown - 1)
     return preview, f"[… preview ends at line {shown} of {len(lines)}]"
 
 
@@ -60,36 +62,44 @@ def render_contents(outline: list[OutlineEntry]) -> list[str]:
     """Render the outline as `- [L42] Title` items within CONTENTS_BYTES.
 
     The deepest levels are dropped first; what still does not fit is cut with a note.
+    Levels are rendered from the top down only while they fit, so a document with
+    thousands of headings costs no more than its first levels.
     """
-    entries = outline
-    items = _items(entries)
-    while entries and _size(items) > CONTENTS_BYTES:
-        deepest = max(entry.depth for entry in entries)
-        if deepest == min(entry.depth for entry in entries):
+    if not outline:
+        return []
+    top = min(entry.depth for entry in outline)
+    rendered: dict[int, str] = {}  # outline index -> item
+    used, kept_depth = 0, top
+    for depth in sorted({entry.depth for entry in outline}):
+        level = [index for index, entry in enumerate(outline) if entry.depth == depth]
+        size = 0
+        for index in level:
+            rendered[index] = _item(outline[index], top)
+            size += utf8_size(rendered[index]) + 1
+            if used + size > CONTENTS_BYTES:
+                break
+        if used + size > CONTENTS_BYTES:
+            if depth == top:
+                return _cut(outline, rendered, top)
             break
-        entries = [entry for entry in entries if entry.depth < deepest]
-        items = _items(entries)
-    if _size(items) <= CONTENTS_BYTES:
-        return items
+        used, kept_depth = used + size, depth
+    return [rendered[index] for index, entry in enumerate(outline) if entry.depth <= kept_depth]
+
+
+def _cut(outline: list[OutlineEntry], rendered: dict[int, str], top: int) -> list[str]:
+    """The top level alone is too big: its first items, then a note of how many are left."""
+    level = [index for index, entry in enumerate(outline) if entry.depth == top]
     kept: list[str] = []
     used = 0
-    for item in items:
+    for index in level:
+        item = rendered.get(index) or _item(outline[index], top)
         used += utf8_size(item) + 1
         if used > CONTENTS_BYTES - 64:  # leave room for the note
             break
         kept.append(item)
-    return [*kept, f"- … {len(items) - len(kept)} more entries (search or read to find them)"]
+    return [*kept, f"- … {len(level) - len(kept)} more entries (search or read to find them)"]
 
 
-def _items(entries: list[OutlineEntry]) -> list[str]:
-    """Render entries as list items, indented two spaces per level below the top one."""
-    top = min((entry.depth for entry in entries), default=0)
-    return [
-        f"{'  ' * (entry.depth - top)}- [L{entry.line}] {one_line(entry.title, 100)}"
-        for entry in entries
-    ]
-
-
-def _size(items: list[str]) -> int:
-    """Return the UTF-8 size of the rendered items, one per line."""
-    return sum(utf8_size(item) + 1 for item in items)
+def _item(entry: OutlineEntry, top: int) -> str:
+    """One entry as a list item, indented two spaces per level below the top one."""
+    return f"{'  ' * (entry.depth - top)}- [L{entry.line}] {one_line(entry.title, 100)}"

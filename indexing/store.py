@@ -4,15 +4,16 @@ import json
 import threading
 import time
 from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
-from indexing import store_pages
-from indexing.chunker import DocumentFormat, ParsedDocument, chunk_document
+from indexing.chunker import DocumentFormat, Lines, ParsedDocument, chunk_document
 from indexing.errors import evicted_label_error, unknown_label_error
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
 from indexing.fusion import reciprocal_rank_fusion
 from indexing.stats import CompressionStats, DocumentStats
-from indexing.store_pages import PAGE_LINES, chunk_body, chunk_ranges, is_derived, pages
+from indexing.store_pages import PAGE_LINES, chunk_ranges, pages
 from indexing.store_schema import (
     FTS_TABLES,
     DocumentInfo,
@@ -101,6 +102,34 @@ class SessionStore:
         stats = self.add_document(label, document, tool=tool, run=run, trigrams=trigrams)
         return replace(stats, seconds=time.perf_counter() - started)
 
+    def add_many(
+        self,
+        documents: list[tuple[str, str]],
+        *,
+        tool: str,
+        format: DocumentFormat | None = None,
+        trigrams: bool = True,
+    ) -> list[DocumentStats]:
+        """`add` each (label, text) in one transaction: all of them or, on an error, none.
+
+        Many small documents (a catalog) index several times faster this way: FTS5 writes
+        its pending terms once instead of once per document.
+
+        Raises:
+            ValueError, DocumentTooLargeError: as `add`; nothing of the batch is kept.
+        """
+        with self._lock:
+            saved = self._state()
+            try:
+                with self._transaction():
+                    return [
+                        self.add(label, text, tool=tool, format=format, trigrams=trigrams)
+                        for label, text in documents
+                    ]
+            except BaseException:
+                self._restore(saved)
+                raise
+
     def add_document(
         self,
         label: str,
@@ -117,7 +146,7 @@ class SessionStore:
             DocumentTooLargeError: the document alone exceeds `max_bytes`.
         """
         started = time.perf_counter()
-        byte_count = store_pages.byte_count(document.lines)
+        byte_count = document.lines.utf8_size()
         with self._lock:
             if sanitize(label) != label:
                 raise ValueError(f"label {label!r} must be UTF-8 text without NUL or line breaks")
@@ -130,11 +159,34 @@ class SessionStore:
             while self._documents and self._total_bytes + byte_count > self.max_bytes:
                 self._evict(next(iter(self._documents.values())))
             with_trigrams = trigrams and byte_count <= self.trigram_max_bytes
-            info = self._insert(label, document, tool, run, byte_count, with_trigrams)
+            with self._transaction():
+                info = self._insert(label, document, tool, run, byte_count, with_trigrams)
             self._documents[label] = info
             self._total_bytes += byte_count
         seconds = time.perf_counter() - started
         return DocumentStats(label, len(document.lines), len(document.chunks), byte_count, seconds)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """A SQLite transaction; inside an open one (a batch) it joins that one."""
+        db = self._connection
+        if db.in_transaction:
+            yield
+            return
+        db.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def _state(self) -> tuple:
+        """What `_restore` needs to undo a rolled-back batch on the Python side."""
+        return (dict(self._documents), dict(self._evicted), self._total_bytes, self._next_chunk_id)
+
+    def _restore(self, state: tuple) -> None:
+        self._documents, self._evicted, self._total_bytes, self._next_chunk_id = state
 
     def _insert(
         self,
@@ -145,51 +197,37 @@ class SessionStore:
         byte_count: int,
         with_trigrams: bool,
     ) -> DocumentInfo:
-        """Write the document, its line pages, chunks and FTS rows in one transaction."""
+        """Write the document, its line pages, chunks and FTS rows (inside a transaction)."""
         db = self._connection
         first_chunk = self._next_chunk_id
         last_chunk = first_chunk + len(document.chunks) - 1
         lines = document.lines
-        db.execute("BEGIN")
-        try:
-            doc_id = db.execute(
-                "INSERT INTO documents (label, tool, run, format, line_count, byte_count)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (label, tool, run, str(document.format), len(lines), byte_count),
-            ).lastrowid
-            assert doc_id is not None
+        doc_id = db.execute(
+            "INSERT INTO documents (label, tool, run, format, line_count, byte_count)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (label, tool, run, str(document.format), len(lines), byte_count),
+        ).lastrowid
+        assert doc_id is not None
+        db.executemany(
+            "INSERT INTO lines (doc_id, first_line, line_count, text) VALUES (?, ?, ?, ?)",
+            ((doc_id, first, count, text) for first, count, text in pages(lines)),
+        )
+        db.executemany(
+            "INSERT INTO chunks (id, doc_id, title, start_line, end_line, part)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                (chunk_id, doc_id, chunk.title, chunk.start_line, chunk.end_line, chunk.part)
+                for chunk_id, chunk in enumerate(document.chunks, start=first_chunk)
+            ),
+        )
+        for table in FTS_TABLES if with_trigrams else FTS_TABLES[:1]:
             db.executemany(
-                "INSERT INTO lines (doc_id, first_line, line_count, text) VALUES (?, ?, ?, ?)",
-                ((doc_id, first, count, text) for first, count, text in pages(lines)),
-            )
-            db.executemany(
-                "INSERT INTO chunks (id, doc_id, title, start_line, end_line, part, body)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO {table} (rowid, title, body) VALUES (?, ?, ?)",
                 (
-                    (
-                        chunk_id,
-                        doc_id,
-                        chunk.title,
-                        chunk.start_line,
-                        chunk.end_line,
-                        chunk.part,
-                        None if is_derived(chunk, lines) else chunk.body,
-                    )
+                    (chunk_id, chunk.title, document.body(chunk))
                     for chunk_id, chunk in enumerate(document.chunks, start=first_chunk)
                 ),
             )
-            for table in FTS_TABLES if with_trigrams else FTS_TABLES[:1]:
-                db.executemany(
-                    f"INSERT INTO {table} (rowid, title, body) VALUES (?, ?, ?)",
-                    (
-                        (chunk_id, chunk.title, chunk.body)
-                        for chunk_id, chunk in enumerate(document.chunks, start=first_chunk)
-                    ),
-                )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         self._next_chunk_id = last_chunk + 1
         return DocumentInfo(
             doc_id,
@@ -207,12 +245,11 @@ class SessionStore:
     def _evict(self, info: DocumentInfo) -> None:
         """Drop a whole document and remember its label as evicted."""
         db = self._connection
-        db.execute("BEGIN")
-        try:
+        with self._transaction():
             if info.last_chunk >= info.first_chunk:
-                lines = self._all_lines(info.id)
+                lines = self._stored_lines(info.id)
                 chunks = db.execute(
-                    "SELECT id, title, start_line, end_line, part, body FROM chunks"
+                    "SELECT id, title, start_line, end_line, part FROM chunks"
                     " WHERE id BETWEEN ? AND ? ORDER BY id",
                     (info.first_chunk, info.last_chunk),
                 ).fetchall()
@@ -222,8 +259,8 @@ class SessionStore:
                         f"INSERT INTO {table} ({table}, rowid, title, body)"
                         " VALUES ('delete', ?, ?, ?)",
                         (
-                            (chunk_id, title, chunk_body(lines, start, end, part, body))
-                            for chunk_id, title, start, end, part, body in chunks
+                            (chunk_id, title, lines.span(start, end, part))
+                            for chunk_id, title, start, end, part in chunks
                         ),
                     )
             db.execute(
@@ -231,22 +268,16 @@ class SessionStore:
             )
             db.execute("DELETE FROM lines WHERE doc_id = ?", (info.id,))
             db.execute("DELETE FROM documents WHERE id = ?", (info.id,))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         del self._documents[info.label]
         self._evicted[info.label] = info
         self._total_bytes -= info.byte_count
 
-    def _all_lines(self, doc_id: int) -> list[str]:
+    def _stored_lines(self, doc_id: int) -> Lines:
         """Every line of a stored document."""
-        lines: list[str] = []
-        for (text,) in self._connection.execute(
+        rows = self._connection.execute(
             "SELECT text FROM lines WHERE doc_id = ? ORDER BY first_line", (doc_id,)
-        ):
-            lines.extend(text.split("\n"))
-        return lines
+        )
+        return Lines.of("\n".join(text for (text,) in rows))
 
     def labels(self, prefix: str | None = None) -> list[str]:
         """Live labels, oldest first, optionally only those starting with `prefix`."""
@@ -350,15 +381,14 @@ class SessionStore:
         if not chunk_ids:
             return []
         rows = self._connection.execute(
-            "SELECT chunks.id, chunks.doc_id, documents.label, title, start_line, end_line, part,"
-            " body FROM chunks JOIN documents ON documents.id = chunks.doc_id"
+            "SELECT chunks.id, chunks.doc_id, documents.label, title, start_line, end_line, part"
+            " FROM chunks JOIN documents ON documents.id = chunks.doc_id"
             " WHERE chunks.id IN (SELECT value FROM json_each(?))",
             (json.dumps(chunk_ids),),
         )
         by_id: dict[int, Hit] = {}
-        for chunk_id, doc_id, label, title, start, end, part, body in rows:
-            if body is None:
-                body = self._chunk_body(doc_id, start, end, part)
+        for chunk_id, doc_id, label, title, start, end, part in rows:
+            body = self._chunk_body(doc_id, start, end, part)
             by_id[chunk_id] = Hit(chunk_id, label, title, start, end, part, body)
         return [by_id[chunk_id] for chunk_id in chunk_ids]
 

@@ -5,16 +5,15 @@ import re
 LINE_PART_CHARS = 2000
 """Lines longer than this are served (and chunked) in parts of this many characters."""
 
+UTF8_BLOCK_CHARS = 1 << 20
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def sanitize(text: str) -> str:
     """Return `text` safe for UTF-8 and SQLite: no NUL, no lone surrogates, `\\n` line ends."""
-    if not text.isascii():  # isascii is O(1) on CPython; only non-ASCII text can hold surrogates
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            text = _LONE_SURROGATE.sub("\ufffd", text)
+    # isascii is O(1) on CPython; only non-ASCII text can hold surrogates.
+    if not text.isascii() and not _encodes(text):
+        text = _LONE_SURROGATE.sub("\ufffd", text)
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     if "\r" in text:
@@ -32,11 +31,26 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+def _encodes(text: str) -> bool:
+    """True when `text` is valid for UTF-8; checked a block at a time (no full copy)."""
+    try:
+        for start in range(0, len(text), UTF8_BLOCK_CHARS):
+            text[start : start + UTF8_BLOCK_CHARS].encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def utf8_size(text: str) -> int:
     """Return the UTF-8 byte length of `text`, counting a lone surrogate as three bytes."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-8", "surrogatepass"))
+    # Block by block: encoding a 20 MB text at once would hold a 20 MB copy.
+    blocks = range(0, len(text), UTF8_BLOCK_CHARS)
+    return sum(
+        len(text[start : start + UTF8_BLOCK_CHARS].encode("utf-8", "surrogatepass"))
+        for start in blocks
+    )
 
 
 def part_count(length: int) -> int:

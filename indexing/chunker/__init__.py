@@ -4,6 +4,7 @@ from indexing.chunker.code import chunk_code
 from indexing.chunker.detect import detect_format, detect_line_format
 from indexing.chunker.document import Chunk, DocumentFormat, OutlineEntry, ParsedDocument
 from indexing.chunker.jsondoc import chunk_json, parse_json_document
+from indexing.chunker.lines import Lines
 from indexing.chunker.markdown import chunk_markdown
 from indexing.chunker.plaintext import chunk_text
 from indexing.text import sanitize, split_lines
@@ -11,6 +12,7 @@ from indexing.text import sanitize, split_lines
 __all__ = [
     "Chunk",
     "DocumentFormat",
+    "Lines",
     "OutlineEntry",
     "ParsedDocument",
     "chunk_document",
@@ -28,17 +30,20 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
         value = parse_json_document(text)
         if value is not None:
             try:
-                lines, chunks, outline = chunk_json(value)
+                written, chunks, outline = chunk_json(value)
             except RecursionError:  # nesting deeper than the writer can follow
                 pass
             else:
-                return ParsedDocument(DocumentFormat.JSON, lines, chunks, outline)
+                return ParsedDocument(DocumentFormat.JSON, written, chunks, outline)
+    # Chunkers walk a list of lines (fast); the document keeps the text and line offsets
+    # instead (8 bytes a line rather than ~57), so the list is gone before the store grows.
     lines = split_lines(text)
     detected = format if format not in (None, DocumentFormat.JSON) else detect_line_format(lines)
+    outline: list[OutlineEntry] = []
     if detected is DocumentFormat.MARKDOWN:
         chunks, outline = chunk_markdown(lines)
-        return ParsedDocument(detected, lines, chunks, outline)
-    if detected is DocumentFormat.CODE:
+    elif detected is DocumentFormat.CODE:
         chunks, outline = chunk_code(lines)
-        return ParsedDocument(detected, lines, chunks, outline)
-    return ParsedDocument(DocumentFormat.TEXT, lines, chunk_text(lines))
+    else:
+        detected, chunks = DocumentFormat.TEXT, chunk_text(lines)
+    return ParsedDocument(detected, Lines.over(text, lines), chunks, outline)

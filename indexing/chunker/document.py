@@ -3,6 +3,8 @@
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from indexing.chunker.lines import Lines
+
 
 class DocumentFormat(StrEnum):
     """The formats the chunker tells apart."""
@@ -18,13 +20,12 @@ class Chunk:
     """A searchable piece of a document covering lines `start_line`..`end_line` (1-based).
 
     `part` is set when the chunk is one 2,000-character part of a single long line, matching
-    the `N-M` parts IndexRead serves.
+    the `N-M` parts IndexRead serves. Its text is always those lines (`ParsedDocument.body`).
     """
 
     title: str
     start_line: int
     end_line: int
-    body: str
     part: int | None = None
 
 
@@ -42,6 +43,10 @@ class ParsedDocument:
     """A document split into lines (as IndexRead serves them), chunks and an outline."""
 
     format: DocumentFormat
-    lines: list[str]
+    lines: Lines
     chunks: list[Chunk]
     outline: list[OutlineEntry] = field(default_factory=list)
+
+    def body(self, chunk: Chunk) -> str:
+        """The text a chunk covers, as it is indexed and shown in search hits."""
+        return self.lines.span(chunk.start_line, chunk.end_line, chunk.part)

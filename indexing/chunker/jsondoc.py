@@ -1,11 +1,13 @@
 """JSON: pretty-printed once (indent=2), chunked by key path, array items batched by identity."""
 
 import json
+import re
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
 from indexing.chunker.document import Chunk, OutlineEntry
+from indexing.chunker.lines import Lines
 from indexing.chunker.sizing import (
     MAX_CHUNK_CHARS,
     TARGET_CHUNK_CHARS,
@@ -18,15 +20,15 @@ NAME_FIELDS = ("name", "title", "path", "key", "uri", "url", "slug", "label", "f
 ID_FIELDS = ("id", "uuid", "number")
 ROOT_PATH = "$"
 _OUTLINE_DEPTH = 2
+_OPENS_OBJECT_OR_ARRAY = re.compile(r"\s*[{[]")
 
 
 def parse_json_document(text: str) -> dict[str, Any] | list[Any] | None:
     """Return the parsed object or array when `text` is one JSON object/array, else None."""
-    stripped = text.lstrip()
-    if not stripped.startswith(("{", "[")):
+    if not _OPENS_OBJECT_OR_ARRAY.match(text):
         return None
     try:
-        value = json.loads(stripped)
+        value = json.loads(text)
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict | list) else None
@@ -77,7 +79,12 @@ class JsonChunker:
         written = self._write(value, "", 0, ROOT_PATH, ROOT_PATH, ROOT_PATH)
         if written.chunks is not None:
             return written.chunks
-        return [make_chunk(self.lines, written.start, written.end, ROOT_PATH)]
+        return [make_chunk(written.start, written.end, ROOT_PATH)]
+
+    def written_lines(self) -> Lines:
+        """The lines written, as one text (the list of line strings is released)."""
+        lines, self.lines = Lines.join(self.lines), []
+        return lines
 
     def _append(self, line: str) -> None:
         self.lines.append(line)
@@ -148,9 +155,8 @@ class JsonChunker:
     def _scalar_line(self, line: str, title: str | None, name: str, path: str) -> _Written:
         """Append one scalar's line; what `_write` returns for it (see `_Written.title`)."""
         index = len(self.lines)
-        self.lines.append(line)
+        self._append(line)
         chars = len(line) + 1
-        self._chars += chars
         if chars <= MAX_CHUNK_CHARS:
             return _Written(index, index, chars, title, name, None)
         if title is None:
@@ -184,7 +190,7 @@ class JsonChunker:
             title = _member_path(path, batch[0].name)
         if len(batch) > 1:
             title = one_line(f"{path}: " + ", ".join(child.name for child in batch), 200)
-        return make_chunk(self.lines, batch[0].start, batch[-1].end, title)
+        return make_chunk(batch[0].start, batch[-1].end, title)
 
 
 def _member_path(path: str, key: str) -> str:
@@ -215,8 +221,8 @@ def _scalar(value: object) -> str:
 
 def chunk_json(
     value: dict[str, Any] | list[Any],
-) -> tuple[list[str], list[Chunk], list[OutlineEntry]]:
+) -> tuple[Lines, list[Chunk], list[OutlineEntry]]:
     """Pretty-print a parsed JSON value and chunk it; returns lines, chunks and outline."""
     chunker = JsonChunker()
     chunks = chunker.chunk(value)
-    return chunker.lines, chunks, chunker.outline
+    return chunker.written_lines(), chunks, chunker.outline

@@ -2,6 +2,7 @@
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from indexing.chunker.document import Chunk, OutlineEntry
 from indexing.chunker.sizing import Block, pack_blocks
@@ -13,9 +14,8 @@ _SETEXT_UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 PREAMBLE_TITLE = "Preamble"
 
 
-@dataclass(frozen=True, slots=True)
-class Heading:
-    """A heading found outside code fences."""
+class Heading(NamedTuple):
+    """A heading found outside code fences (a tuple: documents have thousands)."""
 
     index: int
     level: int

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from indexing.chunker.document import Chunk
 from indexing.chunker.sizing import pack_blocks, paragraphs
-from indexing.text import one_line
+from indexing.text import LINE_PART_CHARS, one_line
 
 WINDOW_OVERLAP_LINES = 2
 SAMPLE_LINES = 2000
@@ -35,7 +35,10 @@ def chunk_text(lines: list[str]) -> list[Chunk]:
         while position < len(headings) and headings[position][0] < chunk.start_line:
             current = headings[position][1]
             position += 1
-        title = current or one_line(chunk.body[:400].split("\n", 1)[0], 80)
+        first_line = lines[chunk.start_line - 1]
+        if chunk.part is not None:
+            first_line = first_line[(chunk.part - 1) * LINE_PART_CHARS :]
+        title = current or one_line(first_line[:400], 80)
         titled.append(replace(chunk, title=title))
     return titled
 

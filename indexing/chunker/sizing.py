@@ -3,7 +3,7 @@
 from collections.abc import Iterable
 
 from indexing.chunker.document import Chunk
-from indexing.text import LINE_PART_CHARS
+from indexing.text import part_count
 
 TARGET_CHUNK_CHARS = 2000
 MAX_CHUNK_CHARS = 3000
@@ -17,9 +17,9 @@ def block_chars(lines: list[str], start: int, end: int) -> int:
     return sum(map(len, lines[start : end + 1])) + end - start + 1
 
 
-def make_chunk(lines: list[str], start: int, end: int, title: str) -> Chunk:
-    """Build the chunk covering 0-based lines start..end."""
-    return Chunk(title, start + 1, end + 1, "\n".join(lines[start : end + 1]))
+def make_chunk(start: int, end: int, title: str) -> Chunk:
+    """The chunk covering 0-based lines start..end."""
+    return Chunk(title, start + 1, end + 1)
 
 
 def pack_blocks(
@@ -32,7 +32,7 @@ def pack_blocks(
     for start, end in blocks:
         chars = block_chars(lines, start, end)
         if first >= 0 and (size + chars > TARGET_CHUNK_CHARS or chars > MAX_CHUNK_CHARS):
-            chunks.append(make_chunk(lines, first, last, title))
+            chunks.append(make_chunk(first, last, title))
             first = -1
         if chars > MAX_CHUNK_CHARS:
             chunks.extend(split_block(lines, start, end, title, overlap=overlap))
@@ -42,7 +42,7 @@ def pack_blocks(
         last = end
         size += chars
     if first >= 0:
-        chunks.append(make_chunk(lines, first, last, title))
+        chunks.append(make_chunk(first, last, title))
     return chunks
 
 
@@ -58,7 +58,7 @@ def split_block(
     index = start
     while index <= end:
         if len(lines[index]) > MAX_CHUNK_CHARS:
-            chunks.extend(split_line(lines[index], index, title))
+            chunks.extend(split_line(len(lines[index]), index, title))
             index += 1
             continue
         stop, size = index, len(lines[index]) + 1
@@ -67,7 +67,7 @@ def split_block(
             if size > TARGET_CHUNK_CHARS:
                 break
             stop += 1
-        chunks.append(make_chunk(lines, index, stop, title))
+        chunks.append(make_chunk(index, stop, title))
         following = stop + 1
         if overlap and following <= end and len(lines[following]) <= MAX_CHUNK_CHARS:
             following = max(index + 1, following - overlap)
@@ -75,12 +75,9 @@ def split_block(
     return chunks
 
 
-def split_line(line: str, index: int, title: str) -> list[Chunk]:
+def split_line(length: int, index: int, title: str) -> list[Chunk]:
     """Cut one long line into chunks that are exactly the parts IndexRead serves."""
-    return [
-        Chunk(title, index + 1, index + 1, line[offset : offset + LINE_PART_CHARS], part)
-        for part, offset in enumerate(range(0, len(line), LINE_PART_CHARS), start=1)
-    ]
+    return [Chunk(title, index + 1, index + 1, part) for part in range(1, part_count(length) + 1)]
 
 
 def paragraphs(lines: list[str], start: int, end: int) -> list[Block]:

@@ -51,14 +51,14 @@ def test_markdown_chunks_keep_their_line_ranges() -> None:
     document = chunk_document(MARKDOWN)
     lines = MARKDOWN.splitlines()
     for chunk in document.chunks:
-        assert chunk.body == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        assert document.body(chunk) == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
 
 
 def test_a_heading_inside_a_code_fence_is_not_a_heading() -> None:
     document = chunk_document(MARKDOWN)
     assert [entry.title for entry in document.outline] == ["Guide", "Install", "From source", "API"]
     install = next(chunk for chunk in document.chunks if chunk.title == "Guide > Install")
-    assert "# this is a shell comment, not a heading" in install.body
+    assert "# this is a shell comment, not a heading" in document.body(install)
 
 
 def test_markdown_outline_records_heading_lines_and_depths() -> None:
@@ -69,16 +69,16 @@ def test_markdown_outline_records_heading_lines_and_depths() -> None:
 def test_a_fenced_code_block_that_fits_a_chunk_is_kept_whole() -> None:
     code = "\n".join(f"    value_{i} = compute({i})" for i in range(80))  # ~2.3 KB
     text = "# Title\n\n" + "Some prose.\n" * 60 + "\n```python\n" + code + "\n```\n\nAfter.\n"
-    chunks = chunk_document(text).chunks
+    document = chunk_document(text)
     fence = "```python\n" + code + "\n```"
-    assert any(fence in chunk.body for chunk in chunks)
+    assert any(fence in document.body(chunk) for chunk in document.chunks)
 
 
 def test_a_huge_code_block_is_split_so_no_chunk_is_giant() -> None:
     code = "\n".join(f"line_{i} = {i}" for i in range(5000))
-    chunks = chunk_document("# Big\n\n```\n" + code + "\n```\n").chunks
-    assert len(chunks) > 1
-    assert all(len(chunk.body) <= MAX_CHUNK_CHARS for chunk in chunks)
+    document = chunk_document("# Big\n\n```\n" + code + "\n```\n")
+    assert len(document.chunks) > 1
+    assert all(len(document.body(chunk)) <= MAX_CHUNK_CHARS for chunk in document.chunks)
 
 
 def test_setext_headings_are_headings() -> None:
@@ -90,7 +90,7 @@ def test_json_is_pretty_printed_once_and_served_as_those_lines() -> None:
     value = {"b": [1, 2.5, None, True], "a": {"x": "é\u2028"}, "e": {}, "f": []}
     document = chunk_document(json.dumps(value, separators=(",", ":")))
     assert document.format is DocumentFormat.JSON
-    assert document.lines == json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+    assert list(document.lines) == json.dumps(value, indent=2, ensure_ascii=False).split("\n")
 
 
 json_values = st.recursive(
@@ -104,10 +104,11 @@ json_values = st.recursive(
 @given(st.dictionaries(st.text(), json_values) | st.lists(json_values))
 def test_json_lines_always_equal_json_dumps_with_indent_2(value: object) -> None:
     document = chunk_document(json.dumps(value))
-    assert document.lines == json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+    lines = json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+    assert list(document.lines) == lines
     for chunk in document.chunks:
         if chunk.part is None:
-            assert chunk.body == "\n".join(document.lines[chunk.start_line - 1 : chunk.end_line])
+            assert document.body(chunk) == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
 
 
 def test_json_array_items_are_titled_by_their_identity_field() -> None:
@@ -119,11 +120,11 @@ def test_json_array_items_are_titled_by_their_identity_field() -> None:
 
 def test_small_json_array_items_are_batched_and_named() -> None:
     items = [{"id": i, "title": f"Issue {i}", "body": "text " * 40} for i in range(40)]
-    chunks = chunk_document(json.dumps({"issues": items, "total": 40})).chunks
-    batches = [chunk for chunk in chunks if chunk.title.startswith("$.issues: ")]
+    document = chunk_document(json.dumps({"issues": items, "total": 40}))
+    batches = [chunk for chunk in document.chunks if chunk.title.startswith("$.issues: ")]
     assert 1 < len(batches) < 40
     assert "[0] Issue 0 (id=0)" in batches[0].title
-    assert all(len(chunk.body) <= MAX_CHUNK_CHARS for chunk in chunks)
+    assert all(len(document.body(chunk)) <= MAX_CHUNK_CHARS for chunk in document.chunks)
 
 
 def test_json_outline_lists_top_level_keys_first() -> None:
@@ -171,9 +172,10 @@ def test_detect_format_tells_formats_apart(text: str, expected: DocumentFormat) 
 
 def test_log_lines_are_cut_into_overlapping_windows() -> None:
     log = "\n".join(f"2024-01-01T00:00:{i % 60:02d} INFO request {i} served" for i in range(500))
-    chunks = chunk_document(log).chunks
+    document = chunk_document(log)
+    chunks = document.chunks
     assert len(chunks) > 5
-    assert all(len(chunk.body) <= MAX_CHUNK_CHARS for chunk in chunks)
+    assert all(len(document.body(chunk)) <= MAX_CHUNK_CHARS for chunk in chunks)
     assert chunks[1].start_line <= chunks[0].end_line  # windows overlap
     assert chunks[-1].end_line == 500
 
@@ -187,8 +189,9 @@ def test_plain_text_paragraphs_become_chunks_titled_by_their_first_line() -> Non
 
 
 def test_a_huge_single_line_is_split_into_read_sized_parts() -> None:
-    chunks = chunk_document("x" * (LINE_PART_CHARS * 3 + 5)).chunks
-    assert [(c.start_line, c.end_line, c.part, len(c.body)) for c in chunks] == [
+    document = chunk_document("x" * (LINE_PART_CHARS * 3 + 5))
+    parts = [(c.start_line, c.end_line, c.part, len(document.body(c))) for c in document.chunks]
+    assert parts == [
         (1, 1, 1, LINE_PART_CHARS),
         (1, 1, 2, LINE_PART_CHARS),
         (1, 1, 3, LINE_PART_CHARS),
@@ -206,7 +209,7 @@ def test_a_huge_single_line_is_split_into_read_sized_parts() -> None:
 def test_no_chunk_is_giant_and_every_range_is_inside_the_document(pieces: list[str]) -> None:
     document = chunk_document("\n".join(pieces))
     for chunk in document.chunks:
-        assert len(chunk.body) <= MAX_CHUNK_CHARS
+        assert len(document.body(chunk)) <= MAX_CHUNK_CHARS
         assert 1 <= chunk.start_line <= chunk.end_line <= len(document.lines)
 
 

@@ -226,7 +226,8 @@ def test_hits_carry_the_chunk_bodies_the_chunker_made() -> None:
     text = "# A\n\nalpha words here\n\n# B\n\n" + "x" * 5000 + " bravo\n"
     store = SessionStore()
     store.add("t:1", text, tool="t")
-    bodies = {chunk.body for chunk in chunk_document(text).chunks}
+    document = chunk_document(text)
+    bodies = {document.body(chunk) for chunk in document.chunks}
     for query in ("alpha", "bravo", "XXXXX"):  # upper case: a substring query
         hits = store.search(query)
         assert hits and all(hit.body in bodies for hit in hits)
@@ -288,3 +289,26 @@ def test_a_copy_answers_like_the_original_and_then_goes_its_own_way():
     assert "files__read:1" not in original.labels()
     assert [h.label for h in original.search("reverted")] == []
     assert twin.document("mcp/git/tool/git_log").line_count == 3
+
+
+def test_add_many_indexes_every_document_in_one_go():
+    store = SessionStore()
+    documents = [
+        (f"mcp/s/tool/t{n}", f"# s__t{n}\n\nTool number {n} lists widgets.\n") for n in range(50)
+    ]
+    stats = store.add_many(documents, tool="catalog", format=DocumentFormat.MARKDOWN)
+    assert [s.label for s in stats] == [label for label, _ in documents]
+    assert len(store.labels("mcp/")) == 50
+    assert {hit.label for hit in store.search("widgets", limit=20)} <= set(store.labels())
+    assert store.search("number 37")[0].label == "mcp/s/tool/t37"
+
+
+def test_add_many_keeps_nothing_of_a_batch_that_fails(store):
+    before = (store.labels(), store.total_bytes, store.search("installer"))
+    batch = [("fresh:1", "# Fresh\n\nquokka facts\n"), ("docs__read:1", "# Clash\n\nquokka\n")]
+    with pytest.raises(ValueError, match="already in use"):
+        store.add_many(batch, tool="t")
+    assert (store.labels(), store.total_bytes, store.search("installer")) == before
+    assert store.search("quokka") == []
+    store.add("fresh:1", "# Fresh\n\nquokka facts\n", tool="t")  # the label was never taken
+    assert [hit.label for hit in store.search("quokka")] == ["fresh:1"]

@@ -1,0 +1,62 @@
+"""Lines: a document's lines as one text plus offsets, equal to splitting it on newlines."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexing.chunker import lines as lines_module
+from indexing.chunker.lines import Lines
+
+texts = st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\n", "é", "\u3000", "😀"]))
+
+
+def reference_lines(text: str) -> list[str]:
+    """What an editor shows: split on newlines, a final newline ends the last line."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@settings(max_examples=500)
+@given(texts, st.integers(1, 8))
+def test_lines_equal_the_text_split_on_newlines_whatever_the_block_size(
+    text: str, block: int
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lines_module, "BLOCK_CHARS", block)
+        lines = Lines.of(text)
+    expected = reference_lines(text)
+    assert list(lines) == expected
+    assert [lines[index] for index in range(len(lines))] == expected
+    assert [lines.length(index) for index in range(len(lines))] == list(map(len, expected))
+    assert lines.utf8_size() == sum(len(line.encode()) + 1 for line in expected)
+    joined = Lines.join(expected)
+    assert list(joined) == expected
+    assert joined.utf8_size() == lines.utf8_size()
+
+
+@settings(max_examples=300)
+@given(texts, st.data())
+def test_joined_ranges_and_sizes_match_the_line_list(text: str, data: st.DataObject) -> None:
+    lines, expected = Lines.of(text), reference_lines(text)
+    assert list(Lines.over(text, expected)) == expected
+    if not expected:
+        return
+    first = data.draw(st.integers(0, len(expected) - 1))
+    last = data.draw(st.integers(first, len(expected) - 1))
+    assert lines.joined(first, last) == "\n".join(expected[first : last + 1])
+    assert lines.chars(first, last) == sum(len(line) + 1 for line in expected[first : last + 1])
+
+
+def test_a_long_line_is_served_in_parts() -> None:
+    lines = Lines.of("short\n" + "x" * 4500 + "y\nlast")
+    assert [len(lines.span(2, 2, part)) for part in (1, 2, 3)] == [2000, 2000, 501]
+    assert lines.span(2, 2, 3).endswith("y")
+    assert lines.span(1, 3) == "short\n" + "x" * 4500 + "y\nlast"
+
+
+def test_out_of_range_lines_raise_index_error() -> None:
+    with pytest.raises(IndexError):
+        Lines.of("one\ntwo\n")[2]
+    assert Lines.of("one\ntwo\n")[-1] == "two"
