@@ -7,17 +7,25 @@ LINE_PART_CHARS = 2000
 
 UTF8_BLOCK_CHARS = 1 << 20
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_CARRIAGE_RETURN = re.compile("\r(?!\n)")
 
 
-def sanitize(text: str) -> str:
-    """Return `text` safe for UTF-8 and SQLite: no NUL, no lone surrogates, `\\n` line ends."""
+def sanitize(text: str, *, keep_crlf: bool = False) -> str:
+    """Return `text` safe for UTF-8 and SQLite: no NUL, no lone surrogates, `\\n` line ends.
+
+    `keep_crlf` leaves `\\r\\n` line ends alone (a lone `\\r` still becomes `\\n`), so a
+    large clean text is not copied; `Lines` drops the `\\r` as it slices.
+    """
     # isascii is O(1) on CPython; only non-ASCII text can hold surrogates.
     if not text.isascii() and not _encodes(text):
         text = _LONE_SURROGATE.sub("\ufffd", text)
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if not keep_crlf:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        elif text.count("\r") != text.count("\r\n"):
+            text = _LONE_CARRIAGE_RETURN.sub("\n", text)
     return text
 
 

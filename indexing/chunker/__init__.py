@@ -25,7 +25,7 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
 
     `format` forces a format; a forced JSON that does not parse falls back to detection.
     """
-    text = sanitize(text)
+    text = sanitize(text, keep_crlf=True)
     if format in (None, DocumentFormat.JSON):
         value = parse_json_document(text)
         if value is not None:
@@ -38,6 +38,9 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
     # Chunkers walk a list of lines (fast); the document keeps the text and line offsets
     # instead (8 bytes a line rather than ~57), so the list is gone before the store grows.
     lines = split_lines(text)
+    document_lines = Lines.over(text, lines)
+    if document_lines.crlf:
+        lines = [line.removesuffix("\r") for line in lines]
     detected = format if format not in (None, DocumentFormat.JSON) else detect_line_format(lines)
     outline: list[OutlineEntry] = []
     if detected is DocumentFormat.MARKDOWN:
@@ -46,4 +49,4 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
         chunks, outline = chunk_code(lines)
     else:
         detected, chunks = DocumentFormat.TEXT, chunk_text(lines)
-    return ParsedDocument(detected, Lines.over(text, lines), chunks, outline)
+    return ParsedDocument(detected, document_lines, chunks, outline)

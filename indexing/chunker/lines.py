@@ -27,18 +27,22 @@ class Lines:
     """The lines of `text` split on `\\n` (a final `\\n` ends the last line, as in an editor).
 
     `starts[i]` is where line i begins; `starts[len(self)]` is one past the last line's
-    newline, real or implied, so line i is `text[starts[i] : starts[i + 1] - 1]`.
+    newline, real or implied, so line i is `text[starts[i] : starts[i + 1] - 1]`. In a text
+    with `\\r\\n` line ends (`crlf`), the `\\r` is not part of the line: the text is kept
+    as it came (copying it would cost up to 4 bytes a character) and lines are cleaned as
+    they are sliced.
     """
 
-    __slots__ = ("text", "starts")
+    __slots__ = ("text", "starts", "crlf")
 
     def __init__(self, text: str, starts: array) -> None:
         self.text = text
         self.starts = starts
+        self.crlf = "\r" in text
 
     @classmethod
     def of(cls, text: str) -> Lines:
-        """Index the lines of `text` (which must not contain `\\r`; see `sanitize`)."""
+        """Index the lines of `text` (`sanitize(text, keep_crlf=True)`)."""
         starts = array("q", [0])
         position, length = 0, len(text)
         while position < length:
@@ -71,32 +75,32 @@ class Lines:
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError("line index out of range")
-        return self.text[self.starts[index] : self.starts[index + 1] - 1]
+        return self.text[self.starts[index] : self._end(index)]
 
     def __iter__(self) -> Iterator[str]:
         """Every line, split a block at a time (no list of every line at once)."""
-        starts, text = self.starts, self.text
         for block in range(0, len(self), 4096):
-            stop = min(block + 4096, len(self))
-            yield from text[starts[block] : starts[stop] - 1].split("\n")
+            yield from self.joined(block, min(block + 4096, len(self)) - 1).split("\n")
 
-    def head(self, count: int) -> list[str]:
-        """The first `count` lines as strings."""
-        return [self[index] for index in range(min(count, len(self)))]
+    def _end(self, index: int) -> int:
+        """Where line `index` ends: its newline (or `\\r\\n`)."""
+        end = self.starts[index + 1] - 1
+        return end - 1 if self.crlf and self.text[end - 1 : end] == "\r" else end
 
     def length(self, index: int) -> int:
         """Characters of 0-based line `index`, without its newline."""
-        return self.starts[index + 1] - self.starts[index] - 1
+        return self._end(index) - self.starts[index]
 
     def chars(self, first: int, last: int) -> int:
-        """Characters of 0-based lines first..last joined with newlines, plus a final one."""
+        """About the characters of lines first..last with their newlines (for sizing)."""
         return self.starts[last + 1] - self.starts[first]
 
     def joined(self, first: int, last: int) -> str:
         """0-based lines first..last joined with `\\n` (one slice of the text)."""
         if last < first:
             return ""
-        return self.text[self.starts[first] : self.starts[last + 1] - 1]
+        text = self.text[self.starts[first] : self._end(last)]
+        return text.replace("\r\n", "\n") if self.crlf else text
 
     def span(self, start_line: int, end_line: int, part: int | None = None) -> str:
         """1-based lines start..end, or part `part` of line `start_line` (as IndexRead serves)."""
@@ -105,7 +109,7 @@ class Lines:
         if start_line > len(self):
             return ""
         offset = self.starts[start_line - 1] + (part - 1) * LINE_PART_CHARS
-        end = self.starts[start_line] - 1
+        end = self._end(start_line - 1)
         return self.text[min(offset, end) : min(offset + LINE_PART_CHARS, end)]
 
     def index_at(self, position: int) -> int:
@@ -118,4 +122,5 @@ class Lines:
             return 0
         # The text is the lines joined, perhaps with the final newline: count that once.
         unterminated = self.starts[-1] - 1 == len(self.text)
-        return utf8_size(self.text) + (1 if unterminated else 0)
+        carriage_returns = self.text.count("\r") if self.crlf else 0
+        return utf8_size(self.text) + (1 if unterminated else 0) - carriage_returns

@@ -6,13 +6,15 @@ from hypothesis import strategies as st
 
 from indexing.chunker import lines as lines_module
 from indexing.chunker.lines import Lines
+from indexing.text import sanitize
 
-texts = st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\n", "é", "\u3000", "😀"]))
+pieces = st.sampled_from(["a", "b", " ", "\t", "\n", "\r", "\r\n", "é", "\u3000", "😀"])
+texts = st.lists(pieces).map(lambda parts: sanitize("".join(parts), keep_crlf=True))
 
 
 def reference_lines(text: str) -> list[str]:
     """What an editor shows: split on newlines, a final newline ends the last line."""
-    lines = text.split("\n")
+    lines = sanitize(text).split("\n")
     if lines[-1] == "":
         lines.pop()
     return lines
@@ -31,6 +33,7 @@ def test_lines_equal_the_text_split_on_newlines_whatever_the_block_size(
     assert [lines[index] for index in range(len(lines))] == expected
     assert [lines.length(index) for index in range(len(lines))] == list(map(len, expected))
     assert lines.utf8_size() == sum(len(line.encode()) + 1 for line in expected)
+    assert lines.joined(0, len(lines) - 1) == "\n".join(expected)
     joined = Lines.join(expected)
     assert list(joined) == expected
     assert joined.utf8_size() == lines.utf8_size()
@@ -40,13 +43,14 @@ def test_lines_equal_the_text_split_on_newlines_whatever_the_block_size(
 @given(texts, st.data())
 def test_joined_ranges_and_sizes_match_the_line_list(text: str, data: st.DataObject) -> None:
     lines, expected = Lines.of(text), reference_lines(text)
-    assert list(Lines.over(text, expected)) == expected
+    assert list(Lines.over(text, text.split("\n")[: len(expected)])) == expected
     if not expected:
         return
     first = data.draw(st.integers(0, len(expected) - 1))
     last = data.draw(st.integers(first, len(expected) - 1))
     assert lines.joined(first, last) == "\n".join(expected[first : last + 1])
-    assert lines.chars(first, last) == sum(len(line) + 1 for line in expected[first : last + 1])
+    lengths = [lines.length(index) for index in range(first, last + 1)]
+    assert lengths == [len(line) for line in expected[first : last + 1]]
 
 
 def test_a_long_line_is_served_in_parts() -> None:
@@ -60,3 +64,11 @@ def test_out_of_range_lines_raise_index_error() -> None:
     with pytest.raises(IndexError):
         Lines.of("one\ntwo\n")[2]
     assert Lines.of("one\ntwo\n")[-1] == "two"
+
+
+def test_crlf_line_ends_are_not_part_of_the_lines() -> None:
+    text = "# Title\r\n\r\nbody 😀\r\nlast"
+    lines = Lines.of(sanitize(text, keep_crlf=True))
+    assert lines.crlf and list(lines) == ["# Title", "", "body 😀", "last"]
+    assert lines.span(1, 3) == "# Title\n\nbody 😀"
+    assert lines.utf8_size() == len("# Title\n\nbody 😀\nlast\n".encode())
