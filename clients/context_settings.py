@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -26,12 +27,28 @@ BUILT_IN_DEFAULT = "built-in default"
 
 @dataclass(frozen=True)
 class SettingSpec:
-    """One context-management setting: its field name, label, kind and built-in default."""
+    """One context-management setting: its field name, label, kind and built-in default.
+
+    A callable default is asked when settings are resolved (what this machine can do).
+    """
 
     name: str
     label: str
     kind: type
     default: Any
+
+    def built_in(self) -> Any:
+        return self.default() if callable(self.default) else self.default
+
+
+@cache
+def embedding_backend_installed() -> bool:
+    """Whether hybrid vector search can run here: numpy & co. and the model's weights."""
+    try:
+        from indexing.embeddings import default_model_path
+    except ImportError:
+        return False
+    return default_model_path() is not None
 
 
 SETTINGS: tuple[SettingSpec, ...] = (
@@ -41,7 +58,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec("catalog_threshold", "Catalog threshold (bytes)", int, 16_384),
     SettingSpec("search_tool_name", "Search tool name", str, "IndexSearch"),
     SettingSpec("read_tool_name", "Read tool name", str, "IndexRead"),
-    SettingSpec("vector_search", "Hybrid vector search", bool, False),
+    # SPEC §1: off, but on where an embedding backend is installed (`make embeddings`).
+    SettingSpec("vector_search", "Hybrid vector search", bool, embedding_backend_installed),
 )
 SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
 FIELD_NAMES = tuple(SETTINGS_BY_NAME)
@@ -92,7 +110,7 @@ def resolve_settings(client: object | None, global_settings: object | None) -> E
         elif global_value is not None:
             values[spec.name] = EffectiveValue(global_value, GLOBAL_OVERRIDE)
         else:
-            values[spec.name] = EffectiveValue(spec.default, BUILT_IN_DEFAULT)
+            values[spec.name] = EffectiveValue(spec.built_in(), BUILT_IN_DEFAULT)
     return EffectiveSettings(values)
 
 

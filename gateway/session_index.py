@@ -36,6 +36,11 @@ def index_documents(documents: list[tuple[str, str]], store: SessionStore | None
     return store
 
 
+def _log_failure(future: asyncio.Future) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        logger.error("catalog embeddings failed", exc_info=future.exception())
+
+
 class CatalogTemplate:
     """One client's catalog at one catalog version, indexed once; each session gets a copy."""
 
@@ -43,11 +48,18 @@ class CatalogTemplate:
         self._task: asyncio.Future[SessionStore] | None = None
         self._vectors: asyncio.Future[CatalogVectors | None] | None = None
 
-    async def vectors(self, documents: list[tuple[str, str]]) -> CatalogVectors | None:
-        """The catalog's embeddings for hybrid search (computed once), None without a model."""
+    def ready_vectors(self, documents: list[tuple[str, str]]) -> CatalogVectors | None:
+        """The catalog's embeddings for hybrid search once computed (in the background).
+
+        None while they are computed (seconds of CPU for a few hundred tools), without a
+        model, or when computing them failed: searches then rank by keywords alone.
+        """
         if self._vectors is None:
             self._vectors = asyncio.ensure_future(asyncio.to_thread(_catalog_vectors, documents))
-        return await asyncio.shield(self._vectors)
+            self._vectors.add_done_callback(_log_failure)
+        if not self._vectors.done() or self._vectors.cancelled():
+            return None
+        return None if self._vectors.exception() else self._vectors.result()
 
     async def copy(self, documents: list[tuple[str, str]]) -> SessionStore:
         """A store of its own holding the indexed catalog (indexed on first use)."""
@@ -102,6 +114,8 @@ class SessionIndex:
         if not documents:
             return
         self._catalog = (template, documents)
+        if self.settings.vector_search:
+            template.ready_vectors(documents)  # start embedding before the first search
         previous = self._catalog_indexing
 
         async def run() -> None:
@@ -125,7 +139,7 @@ class SessionIndex:
             self.searches += 1
         else:
             self.reads += 1
-        rank = await self._hybrid_ranker() if search else None
+        rank = self._hybrid_ranker() if search else None
         result, labels = await run_index_tool(
             self.store, search=search, arguments=arguments, rank=rank
         )
@@ -135,11 +149,11 @@ class SessionIndex:
             result = text_result(text)
         return result, activation
 
-    async def _hybrid_ranker(self) -> Ranker | None:
+    def _hybrid_ranker(self) -> Ranker | None:
         """With vector search on, catalog searches (`source` under `mcp/`) fuse in embeddings."""
         if not self.settings.vector_search or self._catalog is None:
             return None
-        vectors = await self._catalog[0].vectors(self._catalog[1])
+        vectors = self._catalog[0].ready_vectors(self._catalog[1])
         if vectors is None:
             return None
         store = self.store

@@ -11,6 +11,7 @@ from clients.context_settings import (
     GLOBAL_OVERRIDE,
     SETTINGS,
     check_distinct_tool_names,
+    embedding_backend_installed,
     parse_setting,
     resolve_settings,
     validate_threshold,
@@ -45,7 +46,7 @@ def test_each_field_resolves_to_the_first_level_that_sets_it(client, team):
         elif team[spec.name] is not None:
             expected = (team[spec.name], GLOBAL_OVERRIDE)
         else:
-            expected = (spec.default, BUILT_IN_DEFAULT)
+            expected = (spec.built_in(), BUILT_IN_DEFAULT)
         assert (effective[spec.name].value, effective[spec.name].source) == expected
         assert getattr(effective, spec.name) == expected[0]
 
@@ -58,7 +59,7 @@ def test_built_in_defaults_match_the_spec_table():
     assert effective.catalog_threshold == 16_384
     assert effective.search_tool_name == "IndexSearch"
     assert effective.read_tool_name == "IndexRead"
-    assert effective.vector_search is False
+    assert effective.vector_search is embedding_backend_installed()
     assert str(effective["response_threshold"]) == "16384 (built-in default)"
     assert str(effective["indexing_enabled"]) == "on (built-in default)"
 
@@ -162,3 +163,19 @@ def test_every_setting_is_a_nullable_field_on_both_models():
     for spec in SETTINGS:
         assert Client._meta.get_field(spec.name).null
         assert GlobalSettings._meta.get_field(spec.name).null
+
+
+def test_vector_search_is_on_by_default_exactly_where_the_embedding_model_is_installed(
+    monkeypatch, tmp_path
+):
+    embedding_backend_installed.cache_clear()
+    monkeypatch.setenv("LOCALROUTER_EMBEDDING_MODEL", str(tmp_path))  # an empty folder
+    try:
+        assert resolve_settings(None, None).vector_search is False
+        (tmp_path / "model.safetensors").write_bytes(b"")
+        (tmp_path / "tokenizer.json").write_text("{}")
+        embedding_backend_installed.cache_clear()
+        assert resolve_settings(None, None).vector_search is True
+        assert str(resolve_settings(None, None)["vector_search"]) == "on (built-in default)"
+    finally:
+        embedding_backend_installed.cache_clear()
