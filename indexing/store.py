@@ -8,12 +8,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from indexing.chunker import DocumentFormat, Lines, ParsedDocument, chunk_document
+from indexing import store_pages
+from indexing.chunker import DocumentFormat, ParsedDocument, chunk_document
 from indexing.errors import evicted_label_error, unknown_label_error
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
 from indexing.fusion import reciprocal_rank_fusion
 from indexing.stats import CompressionStats, DocumentStats
-from indexing.store_pages import PAGE_LINES, chunk_ranges, pages
+from indexing.store_pages import chunk_ranges, pages
 from indexing.store_schema import (
     FTS_TABLES,
     DocumentInfo,
@@ -22,7 +23,7 @@ from indexing.store_schema import (
     LineSlice,
     connect,
 )
-from indexing.text import LINE_PART_CHARS, sanitize
+from indexing.text import sanitize
 
 DEFAULT_MAX_BYTES = 256 * 2**20
 DEFAULT_TRIGRAM_MAX_BYTES = 512 * 2**10
@@ -247,7 +248,7 @@ class SessionStore:
         db = self._connection
         with self._transaction():
             if info.last_chunk >= info.first_chunk:
-                lines = self._stored_lines(info.id)
+                lines = store_pages.stored_lines(db, info.id)
                 chunks = db.execute(
                     "SELECT id, title, start_line, end_line, part FROM chunks"
                     " WHERE id BETWEEN ? AND ? ORDER BY id",
@@ -271,13 +272,6 @@ class SessionStore:
         del self._documents[info.label]
         self._evicted[info.label] = info
         self._total_bytes -= info.byte_count
-
-    def _stored_lines(self, doc_id: int) -> Lines:
-        """Every line of a stored document."""
-        rows = self._connection.execute(
-            "SELECT text FROM lines WHERE doc_id = ? ORDER BY first_line", (doc_id,)
-        )
-        return Lines.of("\n".join(text for (text,) in rows))
 
     def labels(self, prefix: str | None = None) -> list[str]:
         """Live labels, oldest first, optionally only those starting with `prefix`."""
@@ -388,17 +382,9 @@ class SessionStore:
         )
         by_id: dict[int, Hit] = {}
         for chunk_id, doc_id, label, title, start, end, part in rows:
-            body = self._chunk_body(doc_id, start, end, part)
+            body = store_pages.chunk_text(self._connection, doc_id, start, end, part)
             by_id[chunk_id] = Hit(chunk_id, label, title, start, end, part, body)
         return [by_id[chunk_id] for chunk_id in chunk_ids]
-
-    def _chunk_body(self, doc_id: int, start: int, end: int, part: int | None) -> str:
-        """Rebuild a chunk's body from the stored lines."""
-        if part is not None:
-            skip = (part - 1) * LINE_PART_CHARS
-            slices = self._line_slices(doc_id, start, start, skip, LINE_PART_CHARS)
-            return slices[0].text if slices else ""
-        return "\n".join(piece.text for piece in self._line_slices(doc_id, start, end, 0, None))
 
     def read_lines(
         self, label: str, first: int, last: int, *, skip_chars: int = 0, max_chars: int
@@ -413,54 +399,9 @@ class SessionStore:
         """
         with self._lock:
             info = self.document(label)
-            return self._line_slices(info.id, first, last, skip_chars, max_chars)
-
-    def _line_slices(
-        self, doc_id: int, first: int, last: int, skip_chars: int, max_chars: int | None
-    ) -> list[LineSlice]:
-        """Lines first..last of a document; `max_chars=None` reads them whole."""
-        span = -1 if max_chars is None else max_chars
-        rows = self._connection.execute(
-            "SELECT first_line, line_count,"
-            " CASE WHEN line_count = 1 THEN length(text) END,"
-            " CASE WHEN line_count > 1 THEN text"
-            " WHEN first_line = :first THEN substr(text, :skip + 1, :span)"
-            " ELSE substr(text, 1, :span) END"
-            " FROM lines WHERE doc_id = :doc"
-            " AND first_line BETWEEN :first - :page + 1 AND :last"
-            " ORDER BY first_line",
-            {
-                "first": first,
-                "last": last,
-                "skip": skip_chars,
-                "span": span if span >= 0 else 2**62,
-                "doc": doc_id,
-                "page": PAGE_LINES,
-            },
-        )
-        slices: list[LineSlice] = []
-        total = 0
-        for first_line, count, length, text in rows:
-            if count == 1:
-                if first_line < first:
-                    continue
-                pieces = [(first_line, length, text)]
-            else:
-                pieces = [
-                    (number, len(line), line)
-                    for number, line in enumerate(text.split("\n"), start=first_line)
-                    if first <= number <= last
-                ]
-            for number, length, text in pieces:
-                first_char = skip_chars if number == first else 0
-                if count > 1:
-                    end = None if max_chars is None else first_char + max_chars
-                    text = text[first_char:end]
-                slices.append(LineSlice(number, length, first_char, text))
-                total += len(text)
-                if max_chars is not None and total >= max_chars:
-                    return slices
-        return slices
+            return store_pages.line_slices(
+                self._connection, info.id, first, last, skip_chars, max_chars
+            )
 
     def close(self) -> None:
         """Free the database; the store must not be used afterwards."""

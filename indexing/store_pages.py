@@ -1,9 +1,11 @@
-"""How the store keeps a document's lines (pages of lines) and finds its chunks (id ranges)."""
+"""How the store keeps a document's lines: pages of lines, read back as slices and chunks."""
 
+import sqlite3
 from collections.abc import Iterator
 
 from indexing.chunker import Lines
-from indexing.store_schema import DocumentInfo
+from indexing.store_schema import DocumentInfo, LineSlice
+from indexing.text import LINE_PART_CHARS
 
 PAGE_LINES = 64
 """Lines are stored in pages of up to this many lines, joined with `\\n`."""
@@ -40,3 +42,71 @@ def chunk_ranges(documents: list[DocumentInfo]) -> list[tuple[int, int]]:
         else:
             ranges.append((info.first_chunk, info.last_chunk))
     return ranges
+
+
+def line_slices(
+    db: sqlite3.Connection,
+    doc_id: int,
+    first: int,
+    last: int,
+    skip_chars: int,
+    max_chars: int | None,
+) -> list[LineSlice]:
+    """Lines first..last of a document; `max_chars=None` reads them whole."""
+    span = -1 if max_chars is None else max_chars
+    rows = db.execute(
+        "SELECT first_line, line_count,"
+        " CASE WHEN line_count = 1 THEN length(text) END,"
+        " CASE WHEN line_count > 1 THEN text"
+        " WHEN first_line = :first THEN substr(text, :skip + 1, :span)"
+        " ELSE substr(text, 1, :span) END"
+        " FROM lines WHERE doc_id = :doc"
+        " AND first_line BETWEEN :first - :page + 1 AND :last"
+        " ORDER BY first_line",
+        {
+            "first": first,
+            "last": last,
+            "skip": skip_chars,
+            "span": span if span >= 0 else 2**62,
+            "doc": doc_id,
+            "page": PAGE_LINES,
+        },
+    )
+    slices: list[LineSlice] = []
+    total = 0
+    for first_line, count, length, text in rows:
+        if count == 1:
+            if first_line < first:
+                continue
+            pieces = [(first_line, length, text)]
+        else:
+            pieces = [
+                (number, len(line), line)
+                for number, line in enumerate(text.split("\n"), start=first_line)
+                if first <= number <= last
+            ]
+        for number, length, text in pieces:
+            first_char = skip_chars if number == first else 0
+            if count > 1:
+                end = None if max_chars is None else first_char + max_chars
+                text = text[first_char:end]
+            slices.append(LineSlice(number, length, first_char, text))
+            total += len(text)
+            if max_chars is not None and total >= max_chars:
+                return slices
+    return slices
+
+
+def chunk_text(db: sqlite3.Connection, doc_id: int, start: int, end: int, part: int | None) -> str:
+    """Rebuild a chunk's body from the stored lines."""
+    if part is not None:
+        skip = (part - 1) * LINE_PART_CHARS
+        slices = line_slices(db, doc_id, start, start, skip, LINE_PART_CHARS)
+        return slices[0].text if slices else ""
+    return "\n".join(piece.text for piece in line_slices(db, doc_id, start, end, 0, None))
+
+
+def stored_lines(db: sqlite3.Connection, doc_id: int) -> Lines:
+    """Every line of a stored document."""
+    rows = db.execute("SELECT text FROM lines WHERE doc_id = ? ORDER BY first_line", (doc_id,))
+    return Lines.of("\n".join(text for (text,) in rows))
