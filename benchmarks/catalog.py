@@ -393,7 +393,11 @@ def report(
     parts = Counter(section(hit) for hit in top)
     distinct = sum(len({hit.label for hit in o.hits[:5]}) for o in outcomes)
     out += [
-        "### Finding tools with IndexSearch",
+        "### Finding tools with IndexSearch, keywords only",
+        "",
+        "What IndexSearch ranks by where no embedding model is installed (and, elsewhere, "
+        "until a catalog's embeddings are computed); with the model, hybrid search is the "
+        "default: see *Hybrid tool search* below, row (e).",
         "",
         f"{len(outcomes)} requests worded as a user would ask ({INTENTS.name}; a request "
         "accepts several tools only where several servers genuinely do the same job). All "
@@ -407,7 +411,7 @@ def report(
         "|---:|---:|---:|---:|",
         f"| {len(outcomes)} | **{r1:.2f}** | **{r5:.2f}** | {d5:.2f} ({len(deferred)} requests) |",
         "",
-        f"Target recall@5 >= {TARGET_RECALL_AT_5:g}: "
+        f"Target recall@5 >= {TARGET_RECALL_AT_5:g} by keywords alone: "
         + ("**met**." if r5 >= TARGET_RECALL_AT_5 else "**missed**.")
         + f" Of the {len(top)} top-5 hits, {parts.get('heading', 0) / len(top):.0%} are a "
         f"tool's heading and description, {parts.get('Parameters', 0) / len(top):.0%} its "

@@ -3,7 +3,7 @@
 from indexing.chunker.code import chunk_code
 from indexing.chunker.detect import detect_format, detect_line_format
 from indexing.chunker.document import Chunk, DocumentFormat, OutlineEntry, ParsedDocument
-from indexing.chunker.jsondoc import chunk_json, parse_json_document
+from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
 from indexing.chunker.markdown import chunk_markdown
 from indexing.chunker.plaintext import chunk_text
@@ -27,14 +27,12 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
     """
     text = sanitize(text, keep_crlf=True)
     if format in (None, DocumentFormat.JSON):
-        value = parse_json_document(text)
-        if value is not None:
-            try:
-                written, chunks, outline = chunk_json(value)
-            except RecursionError:  # nesting deeper than the writer can follow
-                pass
-            else:
-                return ParsedDocument(DocumentFormat.JSON, written, chunks, outline)
+        try:
+            json_document = chunk_json(text)
+        except RecursionError:  # nesting deeper than the writer can follow
+            json_document = None
+        if json_document is not None:
+            return ParsedDocument(DocumentFormat.JSON, *json_document)
     # Chunkers walk a list of lines (fast); the document keeps the text and line offsets
     # instead (8 bytes a line rather than ~57), so the list is gone before the store grows.
     lines = split_lines(text)

@@ -219,10 +219,16 @@ def _scalar(value: object) -> str:
     return int.__repr__(value)  # type: ignore[arg-type]
 
 
-def chunk_json(
-    value: dict[str, Any] | list[Any],
-) -> tuple[Lines, list[Chunk], list[OutlineEntry]]:
-    """Pretty-print a parsed JSON value and chunk it; returns lines, chunks and outline."""
+def chunk_json(text: str) -> tuple[Lines, list[Chunk], list[OutlineEntry]] | None:
+    """Pretty-print and chunk `text` when it is one JSON object or array, else None.
+
+    Raises:
+        RecursionError: nesting deeper than the writer can follow.
+    """
+    value = parse_json_document(text)
+    if value is None:
+        return None
     chunker = JsonChunker()
     chunks = chunker.chunk(value)
+    del value  # often the largest thing in memory: gone before the lines are joined
     return chunker.written_lines(), chunks, chunker.outline
