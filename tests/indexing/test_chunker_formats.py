@@ -133,6 +133,19 @@ def test_json_outline_lists_top_level_keys_first() -> None:
     assert top == [(2, "data"), (7, "meta")]
 
 
+def test_titles_with_any_characters_survive_chunking_intact() -> None:
+    keys = ["nul\u0000key", "", "é😀", "x" * 300]
+    document = chunk_document(json.dumps({key: {"v": "w" * 4000} for key in keys}))
+    assert [entry.title for entry in document.outline if entry.depth == 0] == [
+        "nul\u0000key",
+        "",
+        "é😀",
+        "x" * 119 + "…",
+    ]
+    titles = {chunk.title for chunk in document.chunks}
+    assert {'$["nul\\u0000key"].v', '$[""].v', '$["é😀"].v'} <= titles
+
+
 def test_code_is_chunked_by_top_level_definition_with_its_decorators() -> None:
     source = (
         "import os\n\n\n# Helper for things.\n@cache\ndef helper(x):\n    return x\n\n\n"
