@@ -7,6 +7,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import NamedTuple
 
 from indexing import store_pages
 from indexing.chunker import DocumentFormat, ParsedDocument, chunk_document
@@ -30,6 +31,19 @@ DEFAULT_TRIGRAM_MAX_BYTES = 512 * 2**10
 TITLE_WEIGHT = 5.0
 MAX_SQL_RANGES = 32
 """A source made of more separate chunk id ranges is filtered while reading the ranking."""
+
+
+class _Entry(NamedTuple):
+    """A document about to be inserted."""
+
+    label: str
+    document: ParsedDocument
+    byte_count: int
+    with_trigrams: bool
+
+
+def _stats(info: DocumentInfo, chunks: int, seconds: float) -> DocumentStats:
+    return DocumentStats(info.label, info.line_count, chunks, info.byte_count, seconds)
 
 
 class SessionStore:
@@ -56,6 +70,7 @@ class SessionStore:
         self._documents: dict[str, DocumentInfo] = {}
         self._evicted: dict[str, DocumentInfo] = {}
         self._total_bytes = 0
+        self._next_doc_id = 1
         self._next_chunk_id = 1
 
     def copy(self) -> "SessionStore":
@@ -70,6 +85,7 @@ class SessionStore:
             twin._documents = dict(self._documents)
             twin._evicted = dict(self._evicted)
             twin._total_bytes = self._total_bytes
+            twin._next_doc_id = self._next_doc_id
             twin._next_chunk_id = self._next_chunk_id
             twin.stats = list(self.stats)
         return twin
@@ -111,25 +127,28 @@ class SessionStore:
         format: DocumentFormat | None = None,
         trigrams: bool = True,
     ) -> list[DocumentStats]:
-        """`add` each (label, text) in one transaction: all of them or, on an error, none.
+        """Chunk and index each (label, text) in one transaction: all of them, or none.
 
-        Many small documents (a catalog) index several times faster this way: FTS5 writes
-        its pending terms once instead of once per document.
+        Many small documents (a catalog) index several times faster together: one
+        statement per table, and FTS5 writes its pending terms once.
 
         Raises:
-            ValueError, DocumentTooLargeError: as `add`; nothing of the batch is kept.
+            ValueError: a label is already in use, or given twice.
+            DocumentTooLargeError: the documents together exceed `max_bytes`.
         """
+        started = time.perf_counter()
+        parsed = [(label, chunk_document(text, format)) for label, text in documents]
+        labels = [label for label, _ in parsed]
+        if len(set(labels)) != len(labels):
+            raise ValueError("a label is given twice")
         with self._lock:
-            saved = self._state()
-            try:
-                with self._transaction():
-                    return [
-                        self.add(label, text, tool=tool, format=format, trigrams=trigrams)
-                        for label, text in documents
-                    ]
-            except BaseException:
-                self._restore(saved)
-                raise
+            entries = [self._entry(label, document, trigrams) for label, document in parsed]
+            infos = self._insert(entries, tool, None)
+        seconds = (time.perf_counter() - started) / max(1, len(infos))
+        return [
+            _stats(info, len(entry.document.chunks), seconds)
+            for info, entry in zip(infos, entries, strict=True)
+        ]
 
     def add_document(
         self,
@@ -147,33 +166,104 @@ class SessionStore:
             DocumentTooLargeError: the document alone exceeds `max_bytes`.
         """
         started = time.perf_counter()
-        byte_count = document.lines.utf8_size()
         with self._lock:
-            if sanitize(label) != label:
-                raise ValueError(f"label {label!r} must be UTF-8 text without NUL or line breaks")
-            if label in self._documents or label in self._evicted:
-                raise ValueError(f'label "{label}" is already in use')
-            if byte_count > self.max_bytes:
-                raise DocumentTooLargeError(
-                    f"{byte_count:,} bytes exceed the index bound of {self.max_bytes:,} bytes"
+            (info,) = self._insert([self._entry(label, document, trigrams)], tool, run)
+        return _stats(info, len(document.chunks), time.perf_counter() - started)
+
+    def _entry(self, label: str, document: ParsedDocument, trigrams: bool) -> _Entry:
+        """A document ready to insert, once its label is known to be new.
+
+        Raises:
+            ValueError: the label is not clean text, or already in use.
+        """
+        if sanitize(label) != label:
+            raise ValueError(f"label {label!r} must be UTF-8 text without NUL or line breaks")
+        if label in self._documents or label in self._evicted:
+            raise ValueError(f'label "{label}" is already in use')
+        byte_count = document.lines.utf8_size()
+        return _Entry(
+            label, document, byte_count, trigrams and byte_count <= self.trigram_max_bytes
+        )
+
+    def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
+        """Make room, then write the documents, line pages, chunks and FTS rows at once.
+
+        Raises:
+            DocumentTooLargeError: the documents together exceed `max_bytes`.
+        """
+        needed = sum(entry.byte_count for entry in entries)
+        if needed > self.max_bytes:
+            raise DocumentTooLargeError(
+                f"{needed:,} bytes exceed the index bound of {self.max_bytes:,} bytes"
+            )
+        while self._documents and self._total_bytes + needed > self.max_bytes:
+            self._evict(next(iter(self._documents.values())))
+        infos, doc_id, chunk_id = [], self._next_doc_id, self._next_chunk_id
+        for label, document, byte_count, with_trigrams in entries:
+            last_chunk = chunk_id + len(document.chunks) - 1
+            infos.append(
+                DocumentInfo(
+                    doc_id,
+                    label,
+                    tool,
+                    run,
+                    document.format,
+                    len(document.lines),
+                    byte_count,
+                    with_trigrams,
+                    chunk_id,
+                    last_chunk,
                 )
-            while self._documents and self._total_bytes + byte_count > self.max_bytes:
-                self._evict(next(iter(self._documents.values())))
-            with_trigrams = trigrams and byte_count <= self.trigram_max_bytes
-            with self._transaction():
-                info = self._insert(label, document, tool, run, byte_count, with_trigrams)
-            self._documents[label] = info
-            self._total_bytes += byte_count
-        seconds = time.perf_counter() - started
-        return DocumentStats(label, len(document.lines), len(document.chunks), byte_count, seconds)
+            )
+            doc_id, chunk_id = doc_id + 1, last_chunk + 1
+        written = list(zip(infos, (entry.document for entry in entries), strict=True))
+        db = self._connection
+        with self._transaction():
+            db.executemany(
+                "INSERT INTO documents (id, label, tool, run, format, line_count, byte_count)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (i.id, i.label, tool, run, str(i.format), i.line_count, i.byte_count)
+                    for i in infos
+                ),
+            )
+            db.executemany(
+                "INSERT INTO lines (doc_id, first_line, line_count, text) VALUES (?, ?, ?, ?)",
+                (
+                    (info.id, first, count, text)
+                    for info, document in written
+                    for first, count, text in pages(document.lines)
+                ),
+            )
+            db.executemany(
+                "INSERT INTO chunks (id, doc_id, title, start_line, end_line, part)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    (number, info.id, chunk.title, chunk.start_line, chunk.end_line, chunk.part)
+                    for info, document in written
+                    for number, chunk in enumerate(document.chunks, start=info.first_chunk)
+                ),
+            )
+            for table in FTS_TABLES:
+                db.executemany(
+                    f"INSERT INTO {table} (rowid, title, body) VALUES (?, ?, ?)",
+                    (
+                        (number, chunk.title, document.body(chunk))
+                        for info, document in written
+                        if info.has_trigrams or table == FTS_TABLES[0]
+                        for number, chunk in enumerate(document.chunks, start=info.first_chunk)
+                    ),
+                )
+        self._next_doc_id, self._next_chunk_id = doc_id, chunk_id
+        for info in infos:
+            self._documents[info.label] = info
+            self._total_bytes += info.byte_count
+        return infos
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        """A SQLite transaction; inside an open one (a batch) it joins that one."""
+        """One SQLite transaction: committed, or rolled back on any error."""
         db = self._connection
-        if db.in_transaction:
-            yield
-            return
         db.execute("BEGIN")
         try:
             yield
@@ -181,67 +271,6 @@ class SessionStore:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
-
-    def _state(self) -> tuple:
-        """What `_restore` needs to undo a rolled-back batch on the Python side."""
-        return (dict(self._documents), dict(self._evicted), self._total_bytes, self._next_chunk_id)
-
-    def _restore(self, state: tuple) -> None:
-        self._documents, self._evicted, self._total_bytes, self._next_chunk_id = state
-
-    def _insert(
-        self,
-        label: str,
-        document: ParsedDocument,
-        tool: str,
-        run: int | None,
-        byte_count: int,
-        with_trigrams: bool,
-    ) -> DocumentInfo:
-        """Write the document, its line pages, chunks and FTS rows (inside a transaction)."""
-        db = self._connection
-        first_chunk = self._next_chunk_id
-        last_chunk = first_chunk + len(document.chunks) - 1
-        lines = document.lines
-        doc_id = db.execute(
-            "INSERT INTO documents (label, tool, run, format, line_count, byte_count)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (label, tool, run, str(document.format), len(lines), byte_count),
-        ).lastrowid
-        assert doc_id is not None
-        db.executemany(
-            "INSERT INTO lines (doc_id, first_line, line_count, text) VALUES (?, ?, ?, ?)",
-            ((doc_id, first, count, text) for first, count, text in pages(lines)),
-        )
-        db.executemany(
-            "INSERT INTO chunks (id, doc_id, title, start_line, end_line, part)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                (chunk_id, doc_id, chunk.title, chunk.start_line, chunk.end_line, chunk.part)
-                for chunk_id, chunk in enumerate(document.chunks, start=first_chunk)
-            ),
-        )
-        for table in FTS_TABLES if with_trigrams else FTS_TABLES[:1]:
-            db.executemany(
-                f"INSERT INTO {table} (rowid, title, body) VALUES (?, ?, ?)",
-                (
-                    (chunk_id, chunk.title, document.body(chunk))
-                    for chunk_id, chunk in enumerate(document.chunks, start=first_chunk)
-                ),
-            )
-        self._next_chunk_id = last_chunk + 1
-        return DocumentInfo(
-            doc_id,
-            label,
-            tool,
-            run,
-            document.format,
-            len(lines),
-            byte_count,
-            with_trigrams,
-            first_chunk,
-            last_chunk,
-        )
 
     def _evict(self, info: DocumentInfo) -> None:
         """Drop a whole document and remember its label as evicted."""

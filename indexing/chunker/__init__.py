@@ -12,6 +12,9 @@ from indexing.chunker.markdown import chunk_markdown
 from indexing.chunker.plaintext import chunk_text
 from indexing.text import sanitize, split_lines
 
+PACK_MIN_CHARS = 256 * 1024
+"""Smaller documents keep the chunk objects as made: too little memory is at stake."""
+
 __all__ = [
     "Chunk",
     "DocumentFormat",
@@ -29,6 +32,8 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
     `format` forces a format; a forced JSON that does not parse falls back to detection.
     """
     detected, lines, chunks, outline = _chunked(sanitize(text, keep_crlf=True), format)
+    if len(lines.text) < PACK_MIN_CHARS:
+        return ParsedDocument(detected, lines, chunks, outline)
     packed = _Packed(chunks, outline)
     del chunks, outline
     return ParsedDocument(detected, lines, *packed.unpack())

@@ -312,3 +312,12 @@ def test_add_many_keeps_nothing_of_a_batch_that_fails(store):
     assert store.search("quokka") == []
     store.add("fresh:1", "# Fresh\n\nquokka facts\n", tool="t")  # the label was never taken
     assert [hit.label for hit in store.search("quokka")] == ["fresh:1"]
+
+
+def test_add_many_refuses_a_label_given_twice_and_a_batch_over_the_bound():
+    store = SessionStore(max_bytes=1000)
+    with pytest.raises(ValueError, match="given twice"):
+        store.add_many([("a:1", "one\n"), ("a:1", "two\n")], tool="a")
+    with pytest.raises(DocumentTooLargeError):
+        store.add_many([("a:1", "x" * 600), ("a:2", "y" * 600)], tool="a")
+    assert store.labels() == [] and store.total_bytes == 0
