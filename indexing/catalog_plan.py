@@ -23,7 +23,12 @@ DESCRIPTION_CHARS = 120
 LONG_INSTRUCTIONS = 200
 SCHEMA_DOC_KEYS = frozenset({"description", "title", "examples", "$comment"})
 NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
-SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+SENTENCE_END = re.compile(r"[.!?]\s")
+CONTAINERS = (dict, list)
+DIRECTORY_HEADING = (
+    'Deferred servers (find their tools with the search tool, source "mcp/<server>"; '
+    "found tools become available, and can be called by name at once):"
+)
 
 
 @dataclass
@@ -71,29 +76,43 @@ def wire_size(item: Any) -> int:
         return 2 + sum(wire_size(x) + 1 for x in item)
     if isinstance(item, str):
         return len(item.encode())
-    return len(item.model_dump_json(by_alias=True, exclude_none=True).encode())
+    # What `model_dump_json` runs, without decoding the bytes only to encode them again.
+    return len(item.__pydantic_serializer__.to_json(item, by_alias=True, exclude_none=True))
 
 
 def first_sentence(text: str, limit: int) -> str:
     """The first sentence (or line) of `text`, at most `limit` characters."""
     text = " ".join(text.strip().split("\n\n", 1)[0].split())
-    sentence = SENTENCE_END.split(text, 1)[0]
+    end = SENTENCE_END.search(text)
+    sentence = text[: end.start() + 1] if end else text
     return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
 
 
 def strip_schema_docs(schema: Any, *, names: bool = False) -> Any:
-    """A JSON schema without documentation keywords; property names are left alone."""
+    """A JSON schema without documentation keywords; property names are left alone.
+
+    Parts with nothing to strip are shared with `schema`, not copied.
+    """
+    # Only containers are passed on: most values are scalars, and a call each added up.
     if isinstance(schema, list):
-        return [strip_schema_docs(item) for item in schema]
-    if not isinstance(schema, dict):
+        stripped = [strip_schema_docs(x) if isinstance(x, CONTAINERS) else x for x in schema]
+    elif not isinstance(schema, dict):
         return schema
-    if names:
-        return {key: strip_schema_docs(value) for key, value in schema.items()}
-    return {
-        key: strip_schema_docs(value, names=key in NAME_MAPS)
-        for key, value in schema.items()
-        if key not in SCHEMA_DOC_KEYS
-    }
+    elif names:  # property (or definition) names: every key is kept, whatever it is called
+        stripped = {
+            key: strip_schema_docs(value) if isinstance(value, CONTAINERS) else value
+            for key, value in schema.items()
+        }
+    else:
+        stripped = {
+            key: strip_schema_docs(value, names=key in NAME_MAPS)
+            if isinstance(value, CONTAINERS)
+            else value
+            for key, value in schema.items()
+            if key not in SCHEMA_DOC_KEYS
+        }
+    # An unchanged part is returned itself, so only what lost documentation is kept twice.
+    return schema if stripped == schema else stripped
 
 
 def shorten_tool(tool: types.Tool) -> types.Tool:
@@ -112,28 +131,37 @@ class _Budget:
     def __init__(self, plan: CatalogPlan, fixed: int) -> None:
         self.plan = plan
         self.fixed = fixed
-        self._sizes: dict[int, tuple[Any, int]] = {}  # id -> (item kept alive, bytes)
+        self._sizes: dict[int, int] = {}  # id(item) -> bytes
+        self._measured: list[Any] = []  # the items measured, kept alive so no id is reused
 
-    def _items(self, items: list) -> int:
-        total = 2
-        for item in items:
-            known = self._sizes.get(id(item))
-            if known is None:
-                known = self._sizes[id(item)] = (item, wire_size(item))
-            total += known[1] + 1
-        return total
+    def item(self, item: Any) -> int:
+        """Bytes of one item, as `wire_size` counts them, measured on first use."""
+        size = self._sizes.get(id(item))
+        if size is None:
+            size = self._sizes[id(item)] = wire_size(item)
+            self._measured.append(item)
+        return size
+
+    def items(self, items: list) -> int:
+        """Bytes of a list of items, as `wire_size` counts them."""
+        return 2 + sum(self.item(item) + 1 for item in items)
 
     def size(self) -> int:
         plan = self.plan
         return (
             self.fixed
-            + self._items(plan.tools)
-            + self._items(plan.prompts)
-            + self._items(plan.resources)
-            + self._items(plan.templates)
-            + sum(len(name) + len(text.encode()) + 5 for name, text in plan.instructions.items())
+            + self.items(plan.tools)
+            + self.items(plan.prompts)
+            + self.items(plan.resources)
+            + self.items(plan.templates)
+            + sum(_instructions_bytes(name, text) for name, text in plan.instructions.items())
             + len(plan.directory.encode())
         )
+
+
+def _instructions_bytes(name: str, text: str) -> int:
+    """What one server's instructions add to the client's instructions."""
+    return len(name) + len(text.encode()) + 5
 
 
 def plan_catalog(
@@ -146,7 +174,7 @@ def plan_catalog(
     """Apply the phases in order until the catalog fits `threshold` bytes.
 
     `fixed_tools` (the index tools) and `fixed_bytes` (text the instructions always carry)
-    count against the budget but are never deferred.
+    count against the budget but are never deferred. Server names must be distinct.
     """
     plan = CatalogPlan(
         tools=[t for s in servers for t in s.tools],
@@ -190,36 +218,45 @@ def _directory_line(server: ServerCatalog, *, with_tools: bool) -> str:
     return line
 
 
-def _render_directory(plan: CatalogPlan, servers: list[ServerCatalog], *, with_tools: bool) -> None:
-    deferred = [s for s in servers if s.name in plan.deferred_servers]
-    if not deferred:
-        plan.directory = ""
-        return
-    lines = [
-        'Deferred servers (find their tools with the search tool, source "mcp/<server>"; '
-        "found tools become available, and can be called by name at once):",
-        *(_directory_line(s, with_tools=with_tools) for s in deferred),
-    ]
-    plan.directory = "\n".join(lines)
+def _directory(lines: list[str]) -> str:
+    return "\n".join([DIRECTORY_HEADING, *lines]) if lines else ""
 
 
-def _defer_server(plan: CatalogPlan, server: ServerCatalog) -> None:
-    names = {tool.name for tool in server.tools}
-    plan.deferred_tools.update({tool.name: tool for tool in server.tools})
+def _defer(plan: CatalogPlan, servers: list[ServerCatalog]) -> None:
+    """Move whole servers behind search, in the given order."""
+    names: set[str] = set()
+    for server in servers:
+        names.update(tool.name for tool in server.tools)
+        plan.deferred_tools.update({tool.name: tool for tool in server.tools})
+        plan.deferred_servers.append(server.name)
+        plan.instructions.pop(server.name, None)
     plan.tools = [tool for tool in plan.tools if tool.name not in names]
-    plan.deferred_servers.append(server.name)
-    plan.instructions.pop(server.name, None)
 
 
 def _defer_servers(plan, servers, budget, threshold) -> None:
     """defer-servers: whole servers deferred, largest first, behind a directory."""
-    sizes = {s.name: wire_size(s.tools) for s in servers}
-    for server in sorted(servers, key=lambda s: (-sizes[s.name], s.name)):
-        if budget.size() <= threshold:
+    # The size is kept up to date per server deferred (its listed tools, its instructions,
+    # its directory line): re-measuring everything after each one was quadratic.
+    listed: dict[str, int] = {}  # exposed tool name -> bytes its listed tools take
+    for tool in plan.tools:
+        listed[tool.name] = listed.get(tool.name, 0) + budget.item(tool) + 1
+    size = budget.size()  # there is no directory yet
+    lines: dict[str, str] = {}
+    deferring: list[ServerCatalog] = []
+    for server in sorted(servers, key=lambda s: (-budget.items(s.tools), s.name)):
+        if size <= threshold:
             break
         if server.tools:
-            _defer_server(plan, server)
-            _render_directory(plan, servers, with_tools=True)
+            deferring.append(server)
+            lines[server.name] = line = _directory_line(server, with_tools=True)
+            size += len(line.encode()) + 1  # a line break and the line, below the heading
+            if len(lines) == 1:
+                size += len(DIRECTORY_HEADING.encode())
+            size -= sum(listed.pop(tool.name, 0) for tool in server.tools)
+            if server.name in plan.instructions:
+                size -= _instructions_bytes(server.name, plan.instructions[server.name])
+    _defer(plan, deferring)
+    plan.directory = _directory([lines[s.name] for s in servers if s.name in lines])
 
 
 def _defer_others(plan, servers, budget, threshold) -> None:
@@ -232,8 +269,9 @@ def _defer_others(plan, servers, budget, threshold) -> None:
 
 def _minimal(plan, servers, budget, threshold) -> None:
     """minimal: only the index tools and a short directory."""
-    for server in servers:
-        if server.name not in plan.deferred_servers:
-            _defer_server(plan, server)
+    _defer(plan, [s for s in servers if s.name not in plan.deferred_servers])
     plan.instructions.clear()
-    _render_directory(plan, servers, with_tools=False)
+    deferred = set(plan.deferred_servers)
+    plan.directory = _directory(
+        [_directory_line(s, with_tools=False) for s in servers if s.name in deferred]
+    )

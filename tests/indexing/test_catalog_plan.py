@@ -96,6 +96,28 @@ def test_the_real_catalogs_fit_16_kib_with_servers_deferred_largest_first():
     assert all(f"- {name}" in plan.directory for name in deferred)
 
 
+def test_servers_are_deferred_only_until_the_catalog_fits():
+    servers = real_servers()
+    shortened = plan_catalog(servers, threshold=300_000, fixed_tools=FIXED).bytes_after
+    fits: dict[int, int] = {}  # servers deferred -> bytes after, as observed
+
+    def plan_at(threshold: int) -> tuple[int, list[str]]:
+        plan = plan_catalog(servers, threshold=threshold, fixed_tools=FIXED)
+        assert plan.phases == ["instructions", "descriptions", "defer-servers"], threshold
+        assert plan.bytes_after <= threshold
+        fits[len(plan.deferred_servers)] = plan.bytes_after
+        return threshold, plan.deferred_servers
+
+    plans = [plan_at(threshold) for threshold in range(16_384, shortened, 8_000)]
+    # A byte either side of each size seen: deferring stops exactly once the catalog fits.
+    sizes = [size for size in fits.values() if size > 16_384]
+    plans += [plan_at(size - below) for size in sizes for below in (0, 1)]
+    order = max((deferred for _, deferred in plans), key=len)
+    for threshold, deferred in plans:
+        assert deferred == order[: len(deferred)]
+        assert all(size > threshold for k, size in fits.items() if k < len(deferred))
+
+
 def test_a_tool_larger_than_the_budget_is_deferred_with_its_full_definition():
     properties = {f"field{i}": {"type": "string", "description": "x" * 50} for i in range(300)}
     long = tool("big__huge", description="x" * 40_000, **properties)
