@@ -7,7 +7,6 @@ typical 45-character lines); this keeps 8 bytes per line and slices lines on dem
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, islice, repeat
 from operator import add
@@ -111,10 +110,6 @@ class Lines:
         offset = self.starts[start_line - 1] + (part - 1) * LINE_PART_CHARS
         end = self._end(start_line - 1)
         return self.text[min(offset, end) : min(offset + LINE_PART_CHARS, end)]
-
-    def index_at(self, position: int) -> int:
-        """The 0-based line holding character `position` of the text."""
-        return bisect_right(self.starts, position) - 1
 
     def utf8_size(self) -> int:
         """UTF-8 bytes of the lines, each with its newline."""
