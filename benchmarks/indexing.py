@@ -11,7 +11,7 @@ concatenated (and repeated when there is too little) to each size.
 
 * index throughput: `ResponseCompressor.compress` (sanitize, chunk, placeholder, store) into
   a fresh `SessionStore`, median over repeats, for 10 KiB .. 20 MiB of each format;
-* floor: the same text as ONE row into bare FTS5 tables (no chunking, no lines table), with
+* floor: the same text as ONE row into bare FTS5 tables (no chunking, no chunks table), with
   the tokenizers the store uses for that size (porter, plus trigram up to the store's
   trigram bound);
 * time to placeholder: `indexing.tool_results.compress_result` on a 1 MiB `CallToolResult`
@@ -163,7 +163,7 @@ def chunk_once(text: str) -> float:
 
 
 def floor_once(text: str, with_trigrams: bool) -> float:
-    """Insert `text` as one row into bare FTS5 tables: no chunking, lines or chunks table."""
+    """Insert `text` as one row into bare FTS5 tables: no chunking, no chunks table."""
     db = sqlite3.connect(":memory:", isolation_level=None)
     try:
         db.execute("CREATE VIRTUAL TABLE words USING fts5(body, tokenize='porter unicode61')")
@@ -412,6 +412,7 @@ def memory_probe(kind: str, target: int) -> dict[str, float | int | None]:
     sqlite_peak = sqlite_highwater()
     sqlite_after = sqlite_memory_used()
     tables = table_sizes(store)
+    text_kept = sum(sys.getsizeof(lines.text) for lines in store._lines.values())
     del placeholder, stats
     gc.collect()
     rss_after = proc_status("VmRSS") - rss_before
@@ -428,6 +429,7 @@ def memory_probe(kind: str, target: int) -> dict[str, float | int | None]:
         "bytes": size,
         "peak_rss": peak_rss,
         "rss_after": rss_after,
+        "text_kept": text_kept,
         "sqlite_peak": sqlite_peak - sqlite_before if known else None,
         "sqlite_retained": sqlite_after - sqlite_before if known else None,
         "python_peak": python_peak,
@@ -440,13 +442,13 @@ def table_sizes(store: SessionStore) -> dict[str, int]:
 
     Reads the store's private connection: a diagnostic only; empty when dbstat is missing.
     """
-    owners = {"sqlite_autoindex_lines_1": "lines", "chunks_by_document": "chunks"}
+    owners = {"chunks_by_document": "chunks"}
     sizes: dict[str, int] = {}
     with contextlib.suppress(sqlite3.Error, AttributeError):
         rows = store._connection.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name")
         for name, size in rows:
             owner = next((t for t in FTS_TABLES if name.startswith(t)), owners.get(name, name))
-            if owner not in ("lines", "chunks", *FTS_TABLES):
+            if owner not in ("chunks", *FTS_TABLES):
                 owner = "other"
             sizes[owner] = sizes.get(owner, 0) + size
     return sizes
@@ -472,7 +474,7 @@ def ratio(value: float | int | None, size: int) -> str:
 
 
 def _table_order(name: str) -> tuple[int, str]:
-    order = ["lines", "chunks", "chunk_words", "chunk_trigrams", "other"]
+    order = ["chunks", "chunk_words", "chunk_trigrams", "other"]
     return (order.index(name) if name in order else len(order), name)
 
 
@@ -572,12 +574,13 @@ def report(
         "the same kind. *peak RSS* = growth of the whole "
         "process's peak resident memory while indexing (VmHWM, /proc/self/status); *SQLite "
         "peak / kept* = SQLite's allocator (`sqlite3_memory_highwater` / `sqlite3_memory_used` "
-        "via ctypes) at its peak and after indexing; *Python peak* = tracemalloc peak of the "
-        "Python heap (chunking, lines, placeholder; measured in a second run). All divided by "
-        "the input bytes.",
+        "via ctypes) at its peak and after indexing; *text kept* = the document's text as the "
+        "store holds it in Python (`Lines.compact()`: ASCII as is, other text as UTF-8); "
+        "*Python peak* = tracemalloc peak of the Python heap (chunking, lines, placeholder, "
+        "the text kept; measured in a second run). All divided by the input bytes.",
         "",
-        "| corpus | size | peak RSS | SQLite peak | SQLite kept | Python peak |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| corpus | size | peak RSS | SQLite peak | SQLite kept | text kept | Python peak |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     worst_peak = 0.0
     for kind, target, m in memory:
@@ -587,7 +590,7 @@ def report(
         out.append(
             f"| {kind} | {size_name(target)} | {ratio(m['peak_rss'], size)} "
             f"| {ratio(m['sqlite_peak'], size)} | {ratio(m['sqlite_retained'], size)} "
-            f"| {ratio(m['python_peak'], size)} |"
+            f"| {ratio(m['text_kept'], size)} | {ratio(m['python_peak'], size)} |"
         )
     breakdown = [(kind, target, m) for kind, target, m in memory if m.get("tables")]
     if breakdown:
@@ -595,7 +598,7 @@ def report(
         out += [
             "",
             "Where SQLite's bytes go after indexing (dbstat page bytes per input byte; "
-            "`lines` and `chunks` include their indexes, the FTS tables their shadow tables):",
+            "`chunks` includes its index, the FTS tables their shadow tables):",
             "",
             "| corpus | size | " + " | ".join(names) + " |",
             "|---|---:|" + "---:|" * len(names),

@@ -9,13 +9,12 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import NamedTuple
 
-from indexing import store_pages
-from indexing.chunker import DocumentFormat, ParsedDocument, chunk_document
+from indexing.chunker import DocumentFormat, Lines, ParsedDocument, chunk_document
 from indexing.errors import evicted_label_error, unknown_label_error
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
 from indexing.fusion import reciprocal_rank_fusion
 from indexing.stats import CompressionStats, DocumentStats
-from indexing.store_pages import chunk_ranges, pages
+from indexing.store_pages import chunk_ranges, line_slices
 from indexing.store_schema import (
     FTS_TABLES,
     DocumentInfo,
@@ -68,6 +67,7 @@ class SessionStore:
         self._connection = connect()
         self._lock = threading.RLock()
         self._documents: dict[str, DocumentInfo] = {}
+        self._lines: dict[str, Lines] = {}
         self._evicted: dict[str, DocumentInfo] = {}
         self._total_bytes = 0
         self._next_doc_id = 1
@@ -83,6 +83,7 @@ class SessionStore:
         with self._lock:
             self._connection.backup(twin._connection)
             twin._documents = dict(self._documents)
+            twin._lines = dict(self._lines)  # immutable: shared, not copied
             twin._evicted = dict(self._evicted)
             twin._total_bytes = self._total_bytes
             twin._next_doc_id = self._next_doc_id
@@ -228,14 +229,6 @@ class SessionStore:
                 ),
             )
             db.executemany(
-                "INSERT INTO lines (doc_id, first_line, line_count, text) VALUES (?, ?, ?, ?)",
-                (
-                    (info.id, first, count, text)
-                    for info, document in written
-                    for first, count, text in pages(document.lines)
-                ),
-            )
-            db.executemany(
                 "INSERT INTO chunks (id, doc_id, title, start_line, end_line, part)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (
@@ -255,8 +248,9 @@ class SessionStore:
                     ),
                 )
         self._next_doc_id, self._next_chunk_id = doc_id, chunk_id
-        for info in infos:
+        for info, document in written:
             self._documents[info.label] = info
+            self._lines[info.label] = document.lines.compact()
             self._total_bytes += info.byte_count
         return infos
 
@@ -277,7 +271,7 @@ class SessionStore:
         db = self._connection
         with self._transaction():
             if info.last_chunk >= info.first_chunk:
-                lines = store_pages.stored_lines(db, info.id)
+                lines = self._lines[info.label].expanded()  # UTF-8 parts would decode per part
                 chunks = db.execute(
                     "SELECT id, title, start_line, end_line, part FROM chunks"
                     " WHERE id BETWEEN ? AND ? ORDER BY id",
@@ -296,9 +290,9 @@ class SessionStore:
             db.execute(
                 "DELETE FROM chunks WHERE id BETWEEN ? AND ?", (info.first_chunk, info.last_chunk)
             )
-            db.execute("DELETE FROM lines WHERE doc_id = ?", (info.id,))
             db.execute("DELETE FROM documents WHERE id = ?", (info.id,))
         del self._documents[info.label]
+        del self._lines[info.label]
         self._evicted[info.label] = info
         self._total_bytes -= info.byte_count
 
@@ -404,14 +398,14 @@ class SessionStore:
         if not chunk_ids:
             return []
         rows = self._connection.execute(
-            "SELECT chunks.id, chunks.doc_id, documents.label, title, start_line, end_line, part"
+            "SELECT chunks.id, documents.label, title, start_line, end_line, part"
             " FROM chunks JOIN documents ON documents.id = chunks.doc_id"
             " WHERE chunks.id IN (SELECT value FROM json_each(?))",
             (json.dumps(chunk_ids),),
         )
         by_id: dict[int, Hit] = {}
-        for chunk_id, doc_id, label, title, start, end, part in rows:
-            body = store_pages.chunk_text(self._connection, doc_id, start, end, part)
+        for chunk_id, label, title, start, end, part in rows:
+            body = self._lines[label].span(start, end, part)
             by_id[chunk_id] = Hit(chunk_id, label, title, start, end, part, body)
         return [by_id[chunk_id] for chunk_id in chunk_ids]
 
@@ -427,13 +421,12 @@ class SessionStore:
             IndexToolError: no document ever had this label.
         """
         with self._lock:
-            info = self.document(label)
-            return store_pages.line_slices(
-                self._connection, info.id, first, last, skip_chars, max_chars
-            )
+            self.document(label)  # raises for an evicted or unknown label
+            return line_slices(self._lines[label], first, last, skip_chars, max_chars)
 
     def close(self) -> None:
         """Free the database; the store must not be used afterwards."""
         with self._lock:
             self._connection.close()
             self._documents.clear()
+            self._lines.clear()

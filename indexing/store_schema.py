@@ -20,13 +20,6 @@ CREATE TABLE documents (
     line_count INTEGER NOT NULL,
     byte_count INTEGER NOT NULL
 );
-CREATE TABLE lines (
-    doc_id INTEGER NOT NULL,
-    first_line INTEGER NOT NULL,
-    line_count INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY (doc_id, first_line)
-);
 CREATE TABLE chunks (
     id INTEGER PRIMARY KEY,
     doc_id INTEGER NOT NULL,
@@ -42,10 +35,9 @@ CREATE VIRTUAL TABLE chunk_trigrams USING fts5(
     title, body, content='', tokenize='trigram'
 );
 """
-# `lines` holds pages: up to PAGE_LINES consecutive lines from `first_line`, joined with
-# `\n` (lines never contain one). A chunk's text is lines start..end joined with `\n`, or
-# part `part` of one long line; the FTS tables are contentless, so the text is stored once,
-# in `lines`.
+# The FTS tables are contentless: a document's text is kept once, by the store in Python
+# (`Lines.compact()`), and a chunk's text is its lines start..end joined with `\n`, or part
+# `part` of one long line.
 FTS_TABLES = ("chunk_words", "chunk_trigrams")
 
 

@@ -1,7 +1,9 @@
-"""A document's lines kept as one string plus the offsets where lines start.
+"""A document's lines kept as one text plus the offsets where lines start.
 
 A list of line strings costs about 57 bytes per line on top of the text (2x the text for
 typical 45-character lines); this keeps 8 bytes per line and slices lines on demand.
+The text is a `str`, or UTF-8 `bytes` once `compact()` made it so: a `str` holding a single
+character beyond Latin-1 takes 2 or 4 bytes for every character.
 """
 
 from __future__ import annotations
@@ -25,30 +27,32 @@ def _starts_after(lengths: Iterator[int] | list[int], first: int) -> Iterator[in
 class Lines:
     """The lines of `text` split on `\\n` (a final `\\n` ends the last line, as in an editor).
 
-    `starts[i]` is where line i begins; `starts[len(self)]` is one past the last line's
-    newline, real or implied, so line i is `text[starts[i] : starts[i + 1] - 1]`. In a text
-    with `\\r\\n` line ends (`crlf`), the `\\r` is not part of the line: the text is kept
-    as it came (copying it would cost up to 4 bytes a character) and lines are cleaned as
-    they are sliced.
+    `text` is a `str` or UTF-8 `bytes`; offsets count its characters or its bytes, and lines
+    are always returned as `str`. `starts[i]` is where line i begins; `starts[len(self)]`
+    is one past the last line's newline, real or implied, so line i is
+    `text[starts[i] : starts[i + 1] - 1]`. In a text with `\\r\\n` line ends (`crlf`), the
+    `\\r` is not part of the line: the text is kept as it came (copying it would cost up to
+    4 bytes a character) and lines are cleaned as they are sliced.
     """
 
     __slots__ = ("text", "starts", "crlf")
 
-    def __init__(self, text: str, starts: array) -> None:
+    def __init__(self, text: str | bytes, starts: array) -> None:
         self.text = text
         self.starts = starts
-        self.crlf = "\r" in text
+        self.crlf = isinstance(text, str) and "\r" in text
 
     @classmethod
-    def of(cls, text: str) -> Lines:
-        """Index the lines of `text` (`sanitize(text, keep_crlf=True)`)."""
+    def of(cls, text: str | bytes) -> Lines:
+        """Index the lines of `text` (`sanitize(text, keep_crlf=True)`, or its UTF-8 bytes)."""
+        newline = b"\n" if isinstance(text, bytes) else "\n"
         starts = array("q", [0])
         position, length = 0, len(text)
         while position < length:
-            stop = text.find("\n", position + BLOCK_CHARS)
+            stop = text.find(newline, position + BLOCK_CHARS)
             stop = length if stop < 0 else stop + 1
-            parts = text[position:stop].split("\n")
-            if parts[-1] == "":
+            parts = text[position:stop].split(newline)
+            if not parts[-1]:
                 parts.pop()
             starts.extend(_starts_after(map(len, parts), position))
             position = stop
@@ -66,6 +70,24 @@ class Lines:
         starts.extend(_starts_after(map(len, lines), 0))
         return cls(text, starts)
 
+    def compact(self) -> Lines:
+        """The same lines in the least memory: ASCII text as it is, other text as UTF-8.
+
+        The store keeps documents this way (a copy, unless the text is ASCII).
+        """
+        if isinstance(self.text, bytes) or self.text.isascii():
+            return self
+        data = self.text.encode("utf-8")
+        if self.crlf:
+            data = data.replace(b"\r\n", b"\n")
+        return Lines.of(data)
+
+    def expanded(self) -> Lines:
+        """The same lines over a `str` (undoes `compact()`), for slicing many parts."""
+        if isinstance(self.text, str):
+            return self
+        return Lines.of(self.text.decode("utf-8"))
+
     def __len__(self) -> int:
         return len(self.starts) - 1
 
@@ -74,12 +96,16 @@ class Lines:
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError("line index out of range")
-        return self.text[self.starts[index] : self._end(index)]
+        return self._str(self.text[self.starts[index] : self._end(index)])
 
     def __iter__(self) -> Iterator[str]:
         """Every line, split a block at a time (no list of every line at once)."""
         for block in range(0, len(self), 4096):
             yield from self.joined(block, min(block + 4096, len(self)) - 1).split("\n")
+
+    @staticmethod
+    def _str(piece: str | bytes) -> str:
+        return piece.decode("utf-8") if isinstance(piece, bytes) else piece
 
     def _end(self, index: int) -> int:
         """Where line `index` ends: its newline (or `\\r\\n`)."""
@@ -88,17 +114,15 @@ class Lines:
 
     def length(self, index: int) -> int:
         """Characters of 0-based line `index`, without its newline."""
+        if isinstance(self.text, bytes):
+            return len(self[index])
         return self._end(index) - self.starts[index]
-
-    def chars(self, first: int, last: int) -> int:
-        """About the characters of lines first..last with their newlines (for sizing)."""
-        return self.starts[last + 1] - self.starts[first]
 
     def joined(self, first: int, last: int) -> str:
         """0-based lines first..last joined with `\\n` (one slice of the text)."""
         if last < first:
             return ""
-        text = self.text[self.starts[first] : self._end(last)]
+        text = self._str(self.text[self.starts[first] : self._end(last)])
         return text.replace("\r\n", "\n") if self.crlf else text
 
     def span(self, start_line: int, end_line: int, part: int | None = None) -> str:
@@ -107,9 +131,19 @@ class Lines:
             return self.joined(start_line - 1, min(end_line, len(self)) - 1)
         if start_line > len(self):
             return ""
-        offset = self.starts[start_line - 1] + (part - 1) * LINE_PART_CHARS
-        end = self._end(start_line - 1)
-        return self.text[min(offset, end) : min(offset + LINE_PART_CHARS, end)]
+        return self.piece(start_line - 1, (part - 1) * LINE_PART_CHARS, LINE_PART_CHARS)[1]
+
+    def piece(self, index: int, first_char: int, max_chars: int) -> tuple[int, str]:
+        """The length of 0-based line `index` and up to `max_chars` of it from `first_char`.
+
+        A long `str` line is not copied whole (UTF-8 lines are decoded whole).
+        """
+        if isinstance(self.text, bytes):
+            line = self[index]
+            return len(line), line[first_char : first_char + max_chars]
+        start, end = self.starts[index], self._end(index)
+        begin = min(start + first_char, end)
+        return end - start, self.text[begin : min(begin + max_chars, end)]
 
     def utf8_size(self) -> int:
         """UTF-8 bytes of the lines, each with its newline."""
@@ -117,5 +151,7 @@ class Lines:
             return 0
         # The text is the lines joined, perhaps with the final newline: count that once.
         unterminated = self.starts[-1] - 1 == len(self.text)
+        if isinstance(self.text, bytes):
+            return len(self.text) + unterminated
         carriage_returns = self.text.count("\r") if self.crlf else 0
-        return utf8_size(self.text) + (1 if unterminated else 0) - carriage_returns
+        return utf8_size(self.text) + unterminated - carriage_returns

@@ -72,3 +72,31 @@ def test_crlf_line_ends_are_not_part_of_the_lines() -> None:
     assert lines.crlf and list(lines) == ["# Title", "", "body 😀", "last"]
     assert lines.span(1, 3) == "# Title\n\nbody 😀"
     assert lines.utf8_size() == len("# Title\n\nbody 😀\nlast\n".encode())
+
+
+@settings(max_examples=300)
+@given(texts, st.data())
+def test_compact_lines_read_the_same_in_less_memory(text: str, data: st.DataObject) -> None:
+    lines = Lines.of(text + "x" * data.draw(st.sampled_from([0, 4500])))
+    compact = lines.compact()
+    assert isinstance(compact.text, str) == lines.text.isascii()
+    for same in (compact, compact.expanded()):
+        assert list(same) == list(lines)
+        assert same.utf8_size() == lines.utf8_size()
+        assert [same.length(i) for i in range(len(same))] == list(map(len, lines))
+        if not len(lines):
+            continue
+        first = data.draw(st.integers(1, len(lines)))
+        last = data.draw(st.integers(first, len(lines)))
+        assert same.span(first, last) == lines.span(first, last)
+        part = data.draw(st.integers(1, 4))
+        assert same.span(last, last, part) == lines.span(last, last, part)
+        skip, count = data.draw(st.integers(0, 5000)), data.draw(st.integers(0, 3000))
+        assert same.piece(last - 1, skip, count) == lines.piece(last - 1, skip, count)
+
+
+def test_a_wide_text_is_kept_as_utf8() -> None:
+    lines = Lines.of(sanitize("naïve 😀 line\r\n" * 1000, keep_crlf=True))
+    compact = lines.compact()
+    assert isinstance(compact.text, bytes) and len(compact.text) == lines.utf8_size()
+    assert compact[999] == "naïve 😀 line"
