@@ -50,7 +50,7 @@ def render_preview(lines: Lines) -> tuple[str, str]:
         used += size
         shown += 1
     if shown == 0 and lines:
-        head = lines.text[:PREVIEW_BYTES].encode("utf-8")[:PREVIEW_BYTES]
+        head = lines.piece(0, 0, PREVIEW_BYTES)[1].encode("utf-8")[:PREVIEW_BYTES]
         return head.decode(
             "utf-8", "ignore"
         ), f"[… preview ends at line 1 of {len(lines)} (cut mid-line)]"

@@ -37,6 +37,7 @@ class _Entry(NamedTuple):
 
     label: str
     document: ParsedDocument
+    kept: Lines  # the document's lines as the store keeps them (`Lines.compact()`)
     byte_count: int
     with_trigrams: bool
 
@@ -181,13 +182,14 @@ class SessionStore:
             raise ValueError(f"label {label!r} must be UTF-8 text without NUL or line breaks")
         if label in self._documents or label in self._evicted:
             raise ValueError(f'label "{label}" is already in use')
-        byte_count = document.lines.utf8_size()
+        kept = document.lines.compact()
+        byte_count = kept.utf8_size()
         return _Entry(
-            label, document, byte_count, trigrams and byte_count <= self.trigram_max_bytes
+            label, document, kept, byte_count, trigrams and byte_count <= self.trigram_max_bytes
         )
 
     def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
-        """Make room, then write the documents, line pages, chunks and FTS rows at once.
+        """Make room, then write the documents, chunks and FTS rows at once.
 
         Raises:
             DocumentTooLargeError: the documents together exceed `max_bytes`.
@@ -200,7 +202,7 @@ class SessionStore:
         while self._documents and self._total_bytes + needed > self.max_bytes:
             self._evict(next(iter(self._documents.values())))
         infos, doc_id, chunk_id = [], self._next_doc_id, self._next_chunk_id
-        for label, document, byte_count, with_trigrams in entries:
+        for label, document, _, byte_count, with_trigrams in entries:
             last_chunk = chunk_id + len(document.chunks) - 1
             infos.append(
                 DocumentInfo(
@@ -248,9 +250,9 @@ class SessionStore:
                     ),
                 )
         self._next_doc_id, self._next_chunk_id = doc_id, chunk_id
-        for info, document in written:
+        for info, entry in zip(infos, entries, strict=True):
             self._documents[info.label] = info
-            self._lines[info.label] = document.lines.compact()
+            self._lines[info.label] = entry.kept
             self._total_bytes += info.byte_count
         return infos
 

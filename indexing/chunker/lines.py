@@ -2,8 +2,8 @@
 
 A list of line strings costs about 57 bytes per line on top of the text (2x the text for
 typical 45-character lines); this keeps 8 bytes per line and slices lines on demand.
-The text is a `str`, or UTF-8 `bytes` once `compact()` made it so: a `str` holding a single
-character beyond Latin-1 takes 2 or 4 bytes for every character.
+The text is a `str`, or UTF-8 (a `bytearray`) once `compact()` made it so: a `str` holding
+a single character beyond Latin-1 takes 2 or 4 bytes for every character.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _starts_after(lengths: Iterator[int] | list[int], first: int) -> Iterator[in
 class Lines:
     """The lines of `text` split on `\\n` (a final `\\n` ends the last line, as in an editor).
 
-    `text` is a `str` or UTF-8 `bytes`; offsets count its characters or its bytes, and lines
+    `text` is a `str` or UTF-8 bytes (`utf8`); offsets count its characters or its bytes, and lines
     are always returned as `str`. `starts[i]` is where line i begins; `starts[len(self)]`
     is one past the last line's newline, real or implied, so line i is
     `text[starts[i] : starts[i + 1] - 1]`. In a text with `\\r\\n` line ends (`crlf`), the
@@ -35,17 +35,18 @@ class Lines:
     4 bytes a character) and lines are cleaned as they are sliced.
     """
 
-    __slots__ = ("text", "starts", "crlf")
+    __slots__ = ("text", "starts", "utf8", "crlf")
 
-    def __init__(self, text: str | bytes, starts: array) -> None:
+    def __init__(self, text: str | bytearray, starts: array) -> None:
         self.text = text
         self.starts = starts
-        self.crlf = isinstance(text, str) and "\r" in text
+        self.utf8 = not isinstance(text, str)
+        self.crlf = not self.utf8 and "\r" in text
 
     @classmethod
-    def of(cls, text: str | bytes) -> Lines:
+    def of(cls, text: str | bytearray) -> Lines:
         """Index the lines of `text` (`sanitize(text, keep_crlf=True)`, or its UTF-8 bytes)."""
-        newline = b"\n" if isinstance(text, bytes) else "\n"
+        newline = "\n" if isinstance(text, str) else b"\n"
         starts = array("q", [0])
         position, length = 0, len(text)
         while position < length:
@@ -75,18 +76,19 @@ class Lines:
 
         The store keeps documents this way (a copy, unless the text is ASCII).
         """
-        if isinstance(self.text, bytes) or self.text.isascii():
+        if self.utf8 or self.text.isascii():
             return self
-        data = self.text.encode("utf-8")
+        text, data = self.text, bytearray()
+        # A block at a time: encoding a wide str at once reserves 4 bytes a character.
+        for start in range(0, len(text), BLOCK_CHARS):
+            data += text[start : start + BLOCK_CHARS].encode("utf-8")
         if self.crlf:
             data = data.replace(b"\r\n", b"\n")
         return Lines.of(data)
 
     def expanded(self) -> Lines:
         """The same lines over a `str` (undoes `compact()`), for slicing many parts."""
-        if isinstance(self.text, str):
-            return self
-        return Lines.of(self.text.decode("utf-8"))
+        return Lines.of(self.text.decode("utf-8")) if self.utf8 else self
 
     def __len__(self) -> int:
         return len(self.starts) - 1
@@ -104,8 +106,8 @@ class Lines:
             yield from self.joined(block, min(block + 4096, len(self)) - 1).split("\n")
 
     @staticmethod
-    def _str(piece: str | bytes) -> str:
-        return piece.decode("utf-8") if isinstance(piece, bytes) else piece
+    def _str(piece: str | bytearray) -> str:
+        return piece if isinstance(piece, str) else piece.decode("utf-8")
 
     def _end(self, index: int) -> int:
         """Where line `index` ends: its newline (or `\\r\\n`)."""
@@ -114,7 +116,7 @@ class Lines:
 
     def length(self, index: int) -> int:
         """Characters of 0-based line `index`, without its newline."""
-        if isinstance(self.text, bytes):
+        if self.utf8:
             return len(self[index])
         return self._end(index) - self.starts[index]
 
@@ -138,7 +140,7 @@ class Lines:
 
         A long `str` line is not copied whole (UTF-8 lines are decoded whole).
         """
-        if isinstance(self.text, bytes):
+        if self.utf8:
             line = self[index]
             return len(line), line[first_char : first_char + max_chars]
         start, end = self.starts[index], self._end(index)
@@ -151,7 +153,7 @@ class Lines:
             return 0
         # The text is the lines joined, perhaps with the final newline: count that once.
         unterminated = self.starts[-1] - 1 == len(self.text)
-        if isinstance(self.text, bytes):
+        if self.utf8:
             return len(self.text) + unterminated
         carriage_returns = self.text.count("\r") if self.crlf else 0
         return utf8_size(self.text) + unterminated - carriage_returns
