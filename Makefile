@@ -9,7 +9,7 @@ MODEL_DIR := var/models/all-MiniLM-L6-v2
 
 .PHONY: serve test setup lint migrate clean embeddings
 
-serve: setup migrate
+serve: setup migrate $(MODEL_DIR)/model.safetensors
 	@$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	@echo "LocalRouter: admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
 	$(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
