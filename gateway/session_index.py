@@ -12,7 +12,7 @@ import mcp_types as types
 
 from clients.context_settings import EffectiveSettings
 from gateway.catalog_view import Activation, CatalogView
-from indexing.chunker import DocumentFormat
+from indexing.catalog_chunks import chunk_catalog_document
 from indexing.compressor import ResponseCompressor
 from indexing.hybrid import CatalogVectors, embedder, hybrid_hits
 from indexing.search import Ranker
@@ -30,9 +30,10 @@ def index_documents(documents: list[tuple[str, str]], store: SessionStore | None
     """Add the catalog documents `store` lacks (a new store when none is given); blocking."""
     store = store if store is not None else SessionStore()
     known = set(store.labels(prefix="mcp/")) | set(store.evicted_labels("mcp/"))
-    missing = [(label, text) for label, text in documents if label not in known]
-    # Catalog documents are Markdown the gateway writes (`indexing.catalog_documents`).
-    store.add_many(missing, tool="catalog", format=DocumentFormat.MARKDOWN, trigrams=False)
+    missing = [
+        (label, chunk_catalog_document(text)) for label, text in documents if label not in known
+    ]
+    store.add_documents(missing, tool="catalog", trigrams=False)
     return store
 
 

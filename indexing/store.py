@@ -140,11 +140,29 @@ class SessionStore:
         """
         started = time.perf_counter()
         parsed = [(label, chunk_document(text, format)) for label, text in documents]
-        labels = [label for label, _ in parsed]
+        stats = self.add_documents(parsed, tool=tool, trigrams=trigrams)
+        seconds = (time.perf_counter() - started) / max(1, len(stats))
+        return [replace(entry, seconds=seconds) for entry in stats]
+
+    def add_documents(
+        self,
+        documents: list[tuple[str, ParsedDocument]],
+        *,
+        tool: str,
+        trigrams: bool = True,
+    ) -> list[DocumentStats]:
+        """`add_many` for documents already chunked (catalog documents have their own chunker).
+
+        Raises:
+            ValueError: a label is already in use, or given twice.
+            DocumentTooLargeError: the documents together exceed `max_bytes`.
+        """
+        started = time.perf_counter()
+        labels = [label for label, _ in documents]
         if len(set(labels)) != len(labels):
             raise ValueError("a label is given twice")
         with self._lock:
-            entries = [self._entry(label, document, trigrams) for label, document in parsed]
+            entries = [self._entry(label, document, trigrams) for label, document in documents]
             infos = self._insert(entries, tool, None)
         seconds = (time.perf_counter() - started) / max(1, len(infos))
         return [
