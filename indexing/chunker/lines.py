@@ -120,6 +120,10 @@ class Lines:
             return len(self[index])
         return self._end(index) - self.starts[index]
 
+    def chars(self, first: int, last: int) -> int:
+        """About the characters of lines first..last with their newlines (for sizing)."""
+        return self.starts[last + 1] - self.starts[first]
+
     def joined(self, first: int, last: int) -> str:
         """0-based lines first..last joined with `\\n` (one slice of the text)."""
         if last < first:
