@@ -1,37 +1,87 @@
-"""JSON: pretty-printed once (indent=2), chunked by key path, array items batched by identity."""
+"""JSON: pretty-printed once (two-space indent), chunked by key path, array items batched.
+
+The text is written by orjson at C speed; chunking walks the parsed value only where a
+chunk boundary or a Contents entry can fall: a container that fits in one chunk is
+measured from its own pretty-printed text (line count and size), never visited value by
+value. JSON orjson cannot carry exactly (NaN or Infinity, integers beyond 64 bits, nesting
+deeper than it follows) is parsed and written by the standard library instead, the same
+way: `json.dumps(indent=2, ensure_ascii=False)`, which orjson's output matches except in
+how some floats are spelled (`1e-05` there, `0.00001` here: the same number).
+"""
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, NamedTuple
+
+import orjson
 
 from indexing.chunker.document import Chunk, OutlineEntry
 from indexing.chunker.lines import Lines
-from indexing.chunker.sizing import (
-    MAX_CHUNK_CHARS,
-    TARGET_CHUNK_CHARS,
-    make_chunk,
-    split_block,
-)
-from indexing.text import one_line
+from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, make_chunk, split_line
+from indexing.text import one_line, sanitize
 
 NAME_FIELDS = ("name", "title", "path", "key", "uri", "url", "slug", "label", "filename", "email")
 ID_FIELDS = ("id", "uuid", "number")
 ROOT_PATH = "$"
 _OUTLINE_DEPTH = 2
 _OPENS_OBJECT_OR_ARRAY = re.compile(r"\s*[{[]")
+_LONG_INTEGER = re.compile(r"[\[:,]\s*-?[0-9]{20}")
+"""A value of 20 digits or more may be an integer beyond 64 bits, which orjson would read as
+a float (in a string, such digits only cost the slower path)."""
+
+Encoder = Callable[[object], bytes]
+"""Writes a value as its pretty-printed UTF-8 text (two-space indent, no final newline)."""
 
 
-def parse_json_document(text: str) -> dict[str, Any] | list[Any] | None:
-    """Return the parsed object or array when `text` is one JSON object/array, else None."""
+def _orjson_pretty(value: object) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+
+
+def _stdlib_pretty(value: object) -> bytes:
+    return json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+class ParsedJson(NamedTuple):
+    """A JSON object or array, its pretty-printed text and the encoder that wrote it."""
+
+    value: dict[str, Any] | list[Any]
+    text: str
+    encode: Encoder
+
+
+def parse_json_document(text: str) -> ParsedJson | None:
+    """Parse and pretty-print `text` when it is one JSON object or array, else None."""
     if not _OPENS_OBJECT_OR_ARRAY.match(text):
         return None
+    return _with_orjson(text) or _with_stdlib(text)
+
+
+def _with_orjson(text: str) -> ParsedJson | None:
+    """None for what orjson refuses (NaN, Infinity, deep nesting) or would change."""
+    try:
+        value = orjson.loads(text)
+        pretty = _orjson_pretty(value)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError, RecursionError, TypeError):
+        return None
+    # An integer beyond 64 bits became a float, written with an exponent.
+    if b"e+" in pretty and _LONG_INTEGER.search(text):
+        return None
+    return ParsedJson(value, pretty.decode("utf-8"), _orjson_pretty)
+
+
+def _with_stdlib(text: str) -> ParsedJson | None:
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict | list) else None
+    if not isinstance(value, dict | list):
+        return None
+    # `"\ud800"` decodes to a lone surrogate, which has no UTF-8 form: U+FFFD replaces it.
+    pretty = sanitize(json.dumps(value, indent=2, ensure_ascii=False))
+    return ParsedJson(value, pretty, _stdlib_pretty)
 
 
 def identity_of(item: object) -> str | None:
@@ -54,121 +104,112 @@ def _first_scalar(item: dict[str, Any], fields: tuple[str, ...]) -> tuple[str, s
     return None
 
 
+class _Place(NamedTuple):
+    """Where a value is written: its first line (0-based), its depth, the characters before
+    it on that line (indentation and `"key": `) and after its last one (a comma or none)."""
+
+    line: int
+    indent: int
+    before: int
+    after: int
+
+
 @dataclass(slots=True)
-class _Written:
-    """Where a written value sits; `chunks` is None while it is small enough to be one chunk."""
+class _Measured:
+    """Where a value sits (0-based lines); `chunks` is None while it fits in one chunk."""
 
     start: int
     end: int
     chars: int
-    title: str | None  # None: the member path of `name` under the parent's path
+    title: str
     name: str
     chunks: list[Chunk] | None
 
 
 class JsonChunker:
-    """Writes a parsed JSON value as `json.dumps(indent=2)` lines while deciding its chunks."""
+    """Finds the chunks and outline of a value as its encoder writes it.
 
-    def __init__(self) -> None:
-        self.lines: list[str] = []
+    Sizes are counted in UTF-8 bytes (about the characters: only chunk sizes depend on
+    them), except for a line long enough to be cut into parts, whose characters count.
+    """
+
+    def __init__(self, encode: Encoder) -> None:
+        self.encode = encode
         self.outline: list[OutlineEntry] = []
-        self._chars = 0
 
-    def chunk(self, value: object) -> list[Chunk]:
-        """Write `value` and return its chunks; the lines land in `self.lines`."""
-        written = self._write(value, "", 0, ROOT_PATH, ROOT_PATH, ROOT_PATH)
-        if written.chunks is not None:
-            return written.chunks
-        return [make_chunk(written.start, written.end, ROOT_PATH)]
+    def chunk(self, value: dict[str, Any] | list[Any]) -> list[Chunk]:
+        """The chunks of `value`'s pretty-printed lines."""
+        measured = self._measure(value, _Place(0, 0, 0, 0), ROOT_PATH, ROOT_PATH, ROOT_PATH)
+        if measured.chunks is not None:
+            return measured.chunks
+        return [make_chunk(measured.start, measured.end, ROOT_PATH)]
 
-    def written_lines(self) -> Lines:
-        """The lines written, as one text (the list of line strings is released)."""
-        lines, self.lines = Lines.join(self.lines), []
-        return lines
+    def _measure(self, value: object, at: _Place, path: str, title: str, name: str) -> _Measured:
+        """Measure `value` written where `at` says; `path` is its own (JSONPath-like)."""
+        if not isinstance(value, dict | list) or not value:
+            written = self.encode(value)
+            length = at.before + len(written) + at.after
+            if length >= MAX_CHUNK_CHARS:  # bytes: count the characters, as parts do
+                length = at.before + len(written.decode("utf-8", "surrogatepass")) + at.after
+            if length < MAX_CHUNK_CHARS:
+                return _Measured(at.line, at.line, length + 1, title, name, None)
+            # One line longer than a chunk: the parts IndexRead serves are its chunks.
+            return _Measured(
+                at.line, at.line, length + 1, title, name, split_line(length, at.line, title)
+            )
+        if at.indent >= _OUTLINE_DEPTH and len(value) * (2 * at.indent + 4) <= MAX_CHUNK_CHARS:
+            text = self.encode(value)  # perhaps small enough for one chunk: measure it whole
+            lines = text.count(b"\n") + 1
+            chars = len(text) + lines * (2 * at.indent + 1) + at.before - 2 * at.indent + at.after
+            if chars <= MAX_CHUNK_CHARS:
+                return _Measured(at.line, at.line + lines - 1, chars, title, name, None)
+        children = self._children(value, at, path)
+        end = children[-1].end + 1
+        chars = at.before + 2 * at.indent + 4 + at.after + sum(child.chars for child in children)
+        chunks = self._batch(children, path) if chars > MAX_CHUNK_CHARS else None
+        return _Measured(at.line, end, chars, title, name, chunks)
 
-    def _append(self, line: str) -> None:
-        self.lines.append(line)
-        self._chars += len(line) + 1
-
-    def _write(
-        self, value: object, prefix: str, indent: int, path: str, title: str, name: str
-    ) -> _Written:
-        lines = self.lines
-        start, chars_before = len(lines), self._chars
-        pad = "  " * indent
-        children: list[_Written] = []
-        if isinstance(value, dict) and value:
-            self._append(f"{pad}{prefix}{{")
-            last = len(value) - 1
-            child_pad = pad + "  "
+    def _children(
+        self, value: dict[str, Any] | list[Any], at: _Place, path: str
+    ) -> list[_Measured]:
+        """Measure each member of a non-empty container written where `at` says."""
+        children: list[_Measured] = []
+        indent, line, last = at.indent + 1, at.line + 1, len(value) - 1
+        in_outline = at.indent < _OUTLINE_DEPTH
+        if isinstance(value, dict):
             for position, (key, child) in enumerate(value.items()):
-                if indent < _OUTLINE_DEPTH:
-                    self.outline.append(OutlineEntry(len(lines) + 1, one_line(key), indent))
-                prefix_of_child = encode_basestring(key) + ": "
-                if isinstance(child, dict | list) and child:
-                    child_path = _member_path(path, key)
-                    written = self._write(
-                        child, prefix_of_child, indent + 1, child_path, child_path, key
-                    )
-                else:  # a scalar: one line, written here rather than in a nested call
-                    line = child_pad + prefix_of_child + _scalar(child)
-                    written = self._scalar_line(line, None, key, path)
-                children.append(written)
-                if position < last:
-                    lines[-1] += ","
-                    self._chars += 1
-            self._append(pad + "}")
-        elif isinstance(value, list) and value:
-            self._append(f"{pad}{prefix}[")
-            last = len(value) - 1
-            child_pad = pad + "  "
-            for position, child in enumerate(value):
-                identity = identity_of(child)
-                child_name = f"[{position}]" + (f" {identity}" if identity else "")
-                if indent < _OUTLINE_DEPTH:
-                    self.outline.append(OutlineEntry(len(lines) + 1, child_name, indent))
-                child_path = f"{path}[{position}]"
-                child_title = child_path + (f" ({identity})" if identity else "")
-                if isinstance(child, dict | list) and child:
-                    written = self._write(
-                        child, "", indent + 1, child_path, child_title, child_name
-                    )
-                else:
-                    line = child_pad + _scalar(child)
-                    written = self._scalar_line(line, child_title, child_name, path)
-                children.append(written)
-                if position < last:
-                    lines[-1] += ","
-                    self._chars += 1
-            self._append(pad + "]")
-        else:
-            self._append(pad + prefix + _scalar(value))
-        end, chars = len(lines) - 1, self._chars - chars_before
-        if chars <= MAX_CHUNK_CHARS:
-            return _Written(start, end, chars, title, name, None)
-        if not children:
-            chunks = split_block(lines, start, end, title)
-        else:
-            chunks = self._batch(children, path)
-        return _Written(start, end, chars, title, name, chunks)
+                if in_outline:
+                    self.outline.append(OutlineEntry(line + 1, one_line(key), at.indent))
+                place = _Place(
+                    line, indent, 2 * indent + len(encode_basestring(key)) + 2, int(position < last)
+                )
+                child_path = _member_path(path, key)
+                measured = self._measure(child, place, child_path, child_path, key)
+                children.append(measured)
+                line = measured.end + 1
+            return children
+        for position, child in enumerate(value):
+            identity = identity_of(child)
+            name = f"[{position}]" + (f" {identity}" if identity else "")
+            if in_outline:
+                self.outline.append(OutlineEntry(line + 1, name, at.indent))
+            child_path = f"{path}[{position}]"
+            title = child_path + (f" ({identity})" if identity else "")
+            measured = self._measure(
+                child,
+                _Place(line, indent, 2 * indent, int(position < last)),
+                child_path,
+                title,
+                name,
+            )
+            children.append(measured)
+            line = measured.end + 1
+        return children
 
-    def _scalar_line(self, line: str, title: str | None, name: str, path: str) -> _Written:
-        """Append one scalar's line; what `_write` returns for it (see `_Written.title`)."""
-        index = len(self.lines)
-        self._append(line)
-        chars = len(line) + 1
-        if chars <= MAX_CHUNK_CHARS:
-            return _Written(index, index, chars, title, name, None)
-        if title is None:
-            title = _member_path(path, name)
-        return _Written(
-            index, index, chars, title, name, split_block(self.lines, index, index, title)
-        )
-
-    def _batch(self, children: list[_Written], path: str) -> list[Chunk]:
+    def _batch(self, children: list[_Measured], path: str) -> list[Chunk]:
         """Group small consecutive children into chunks; large children keep their own."""
         chunks: list[Chunk] = []
-        batch: list[_Written] = []
+        batch: list[_Measured] = []
         size = 0
         for child in children:
             if child.chunks is not None or (batch and size + child.chars > TARGET_CHUNK_CHARS):
@@ -184,10 +225,9 @@ class JsonChunker:
             chunks.append(self._batch_chunk(batch, path))
         return chunks
 
-    def _batch_chunk(self, batch: list[_Written], path: str) -> Chunk:
+    @staticmethod
+    def _batch_chunk(batch: list[_Measured], path: str) -> Chunk:
         title = batch[0].title
-        if title is None:
-            title = _member_path(path, batch[0].name)
         if len(batch) > 1:
             title = one_line(f"{path}: " + ", ".join(child.name for child in batch), 200)
         return make_chunk(batch[0].start, batch[-1].end, title)
@@ -200,35 +240,17 @@ def _member_path(path: str, key: str) -> str:
     return f"{path}[{encode_basestring(key)}]"
 
 
-def _scalar(value: object) -> str:
-    """Encode a scalar exactly as `json.dumps` does (NaN and Infinity included)."""
-    if isinstance(value, str):
-        return encode_basestring(value)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if value != value:
-            return "NaN"
-        if value in (float("inf"), float("-inf")):
-            return "Infinity" if value > 0 else "-Infinity"
-        return float.__repr__(value)
-    if isinstance(value, dict | list):
-        return "{}" if isinstance(value, dict) else "[]"
-    return int.__repr__(value)  # type: ignore[arg-type]
-
-
 def chunk_json(text: str) -> tuple[Lines, list[Chunk], list[OutlineEntry]] | None:
     """Pretty-print and chunk `text` when it is one JSON object or array, else None.
 
     Raises:
-        RecursionError: nesting deeper than the writer can follow.
+        RecursionError: nesting deeper than the chunker can follow.
     """
-    value = parse_json_document(text)
-    if value is None:
+    parsed = parse_json_document(text)
+    if parsed is None:
         return None
-    chunker = JsonChunker()
-    chunks = chunker.chunk(value)
-    del value  # often the largest thing in memory: gone before the lines are joined
-    return chunker.written_lines(), chunks, chunker.outline
+    chunker = JsonChunker(parsed.encode)
+    chunks = chunker.chunk(parsed.value)
+    pretty = parsed.text
+    del parsed  # the parsed value is often the largest thing in memory: gone first
+    return Lines.of(pretty), chunks, chunker.outline
