@@ -48,7 +48,7 @@ class ParsedJson(NamedTuple):
     """A JSON object or array, its pretty-printed text and the encoder that wrote it."""
 
     value: dict[str, Any] | list[Any]
-    text: str
+    text: str | bytes  # orjson's UTF-8, or the standard library's `str`
     encode: Encoder
 
 
@@ -69,7 +69,7 @@ def _with_orjson(text: str) -> ParsedJson | None:
     # An integer beyond 64 bits became a float, written with an exponent.
     if b"e+" in pretty and _LONG_INTEGER.search(text):
         return None
-    return ParsedJson(value, pretty.decode("utf-8"), _orjson_pretty)
+    return ParsedJson(value, pretty, _orjson_pretty)
 
 
 def _with_stdlib(text: str) -> ParsedJson | None:
