@@ -7,6 +7,7 @@ typical 45-character lines); this keeps 8 bytes per line and slices lines on dem
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, islice, repeat
 from operator import add
@@ -110,6 +111,14 @@ class Lines:
         offset = self.starts[start_line - 1] + (part - 1) * LINE_PART_CHARS
         end = self._end(start_line - 1)
         return self.text[min(offset, end) : min(offset + LINE_PART_CHARS, end)]
+
+    def index_at(self, position: int) -> int:
+        """The 0-based line holding character `position` of the text (its newline included)."""
+        return bisect_right(self.starts, position) - 1
+
+    def head(self, count: int) -> list[str]:
+        """The first `count` lines (or all of them) as a list, for sampling a document."""
+        return self.joined(0, min(count, len(self)) - 1).split("\n") if len(self) else []
 
     def utf8_size(self) -> int:
         """UTF-8 bytes of the lines, each with its newline."""
