@@ -4,13 +4,13 @@ from array import array
 from itertools import accumulate
 
 from indexing.chunker.code import chunk_code
-from indexing.chunker.detect import detect_format, detect_line_format
+from indexing.chunker.detect import SAMPLE_LINES, detect_format, detect_line_format
 from indexing.chunker.document import Chunk, DocumentFormat, OutlineEntry, ParsedDocument
 from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
 from indexing.chunker.markdown import chunk_markdown
 from indexing.chunker.plaintext import chunk_text
-from indexing.text import sanitize, split_lines
+from indexing.text import sanitize
 
 PACK_MIN_CHARS = 256 * 1024
 """Smaller documents keep the chunk objects as made: too little memory is at stake."""
@@ -49,18 +49,15 @@ def _chunked(
             json_document = None
         if json_document is not None:
             return DocumentFormat.JSON, *json_document
-    # Chunkers walk a list of lines (fast); the document keeps the text and line offsets
-    # instead (8 bytes a line rather than ~57), so the list is gone before the store grows.
-    lines = split_lines(text)
-    document_lines = Lines.over(text, lines)
-    if document_lines.crlf:
-        lines = [line.removesuffix("\r") for line in lines]
-    detected = format if format not in (None, DocumentFormat.JSON) else detect_line_format(lines)
-    if detected is DocumentFormat.MARKDOWN:
-        return detected, document_lines, *chunk_markdown(lines)
-    if detected is DocumentFormat.CODE:
-        return detected, document_lines, *chunk_code(lines)
-    return DocumentFormat.TEXT, document_lines, chunk_text(lines), []
+    # Chunkers scan the text and size chunks by line offsets: no list of every line.
+    lines = Lines.of(text)
+    if format in (None, DocumentFormat.JSON):
+        format = detect_line_format(lines.head(SAMPLE_LINES))
+    if format is DocumentFormat.MARKDOWN:
+        return format, lines, *chunk_markdown(lines)
+    if format is DocumentFormat.CODE:
+        return format, lines, *chunk_code(lines)
+    return DocumentFormat.TEXT, lines, chunk_text(lines), []
 
 
 class _Packed:

@@ -3,32 +3,40 @@
 import re
 
 from indexing.chunker.document import Chunk, OutlineEntry
-from indexing.chunker.sizing import pack_blocks, paragraphs
+from indexing.chunker.line_patterns import LinePattern
+from indexing.chunker.lines import Lines
+from indexing.chunker.packing import pack_lines
 from indexing.text import one_line
 
-TOP_LEVEL_DEFINITION = re.compile(
+_SPACE = r"[^\S\n]"  # whitespace within a line: the pattern also scans whole texts
+_DEFINITION = (
     r"(?:"
-    r"(?:async\s+)?def\s+\w"  # Python
-    r"|class\s+\w"  # Python, JS, TS
-    r"|(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
-    r"(?:function\*?|class|interface|enum|type|namespace)\s+\w"  # JS / TS
-    r"|(?:export\s+)?(?:const|let|var)\s+\w+\s*(?::[^=]+)?=\s*(?:async\s*)?(?:\(|function\b|\w+\s*=>)"
-    r"|func\s+(?:\([^)]*\)\s*)?\w"  # Go
-    r"|type\s+\w+\s+(?:struct|interface)\b"  # Go
-    r"|(?:pub(?:\([\w\s:]+\))?\s+)?(?:async\s+)?(?:unsafe\s+)?"
+    rf"(?:async{_SPACE}+)?def{_SPACE}+\w"  # Python
+    rf"|class{_SPACE}+\w"  # Python, JS, TS
+    rf"|(?:export{_SPACE}+)?(?:default{_SPACE}+)?(?:declare{_SPACE}+)?(?:abstract{_SPACE}+)?"
+    rf"(?:async{_SPACE}+)?(?:function\*?|class|interface|enum|type|namespace){_SPACE}+\w"  # JS / TS
+    rf"|(?:export{_SPACE}+)?(?:const|let|var){_SPACE}+\w+{_SPACE}*(?::[^=\n]+)?={_SPACE}*"
+    rf"(?:async{_SPACE}*)?(?:\(|function\b|\w+{_SPACE}*=>)"
+    rf"|func{_SPACE}+(?:\([^)\n]*\){_SPACE}*)?\w"  # Go
+    rf"|type{_SPACE}+\w+{_SPACE}+(?:struct|interface)\b"  # Go
+    rf"|(?:pub(?:\((?:[\w:]|{_SPACE})+\))?{_SPACE}+)?(?:async{_SPACE}+)?(?:unsafe{_SPACE}+)?"
     r"(?:fn|struct|enum|trait|impl|mod|union)\b"  # Rust
     r")"
 )
+TOP_LEVEL_DEFINITION = re.compile(_DEFINITION)
+"""Matches at the start of an unindented definition line."""
+_DEFINITION_LINE = LinePattern(rf"(?=[a-gil-npstuv]){_DEFINITION}")
+"""The same, found in a whole text (the lookahead skips most lines at its first letter)."""
 _ATTACHED_ABOVE = re.compile(r"@|#\[|//|/\*|\s+\*|#(?!!)")
 PREAMBLE_TITLE = "(module header)"
 
 
-def definition_indexes(lines: list[str]) -> list[int]:
+def definition_indexes(lines: Lines) -> list[int]:
     """Return the indexes of top-level (unindented) definition lines."""
-    return [index for index, line in enumerate(lines) if TOP_LEVEL_DEFINITION.match(line)]
+    return [index for index, _ in _DEFINITION_LINE.matches(lines)]
 
 
-def chunk_code(lines: list[str]) -> tuple[list[Chunk], list[OutlineEntry]]:
+def chunk_code(lines: Lines) -> tuple[list[Chunk], list[OutlineEntry]]:
     """Chunk source code by top-level definition, titled by the definition's first line."""
     definitions = definition_indexes(lines)
     starts = [
@@ -37,11 +45,10 @@ def chunk_code(lines: list[str]) -> tuple[list[Chunk], list[OutlineEntry]]:
     chunks: list[Chunk] = []
     if not starts or starts[0] > 0:
         header_end = (starts[0] if starts else len(lines)) - 1
-        chunks.extend(pack_blocks(lines, paragraphs(lines, 0, header_end), PREAMBLE_TITLE))
+        chunks.extend(pack_lines(lines, 0, header_end, PREAMBLE_TITLE))
     for position, (start, definition) in enumerate(zip(starts, definitions, strict=True)):
         end = starts[position + 1] - 1 if position + 1 < len(starts) else len(lines) - 1
-        title = _signature(lines[definition])
-        chunks.extend(pack_blocks(lines, paragraphs(lines, start, end), title))
+        chunks.extend(pack_lines(lines, start, end, _signature(lines[definition])))
     outline = [OutlineEntry(index + 1, _signature(lines[index])) for index in definitions]
     return chunks, outline
 
@@ -52,7 +59,7 @@ def _with_floors(definitions: list[int]) -> list[tuple[int, int]]:
     return list(zip(definitions, floors, strict=True))
 
 
-def _attach_leading_lines(lines: list[str], index: int, floor: int) -> int:
+def _attach_leading_lines(lines: Lines, index: int, floor: int) -> int:
     """Move a definition's start up over decorators and comments directly above it."""
     while index > floor and _ATTACHED_ABOVE.match(lines[index - 1]):
         index -= 1

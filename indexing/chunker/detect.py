@@ -20,7 +20,17 @@ def detect_format(text: str) -> DocumentFormat:
     text = sanitize(text)
     if parse_json_document(text) is not None:
         return DocumentFormat.JSON
-    return detect_line_format(split_lines(text))
+    return detect_line_format(_first_lines(text, SAMPLE_LINES))
+
+
+def _first_lines(text: str, count: int) -> list[str]:
+    """The first `count` lines of `text` (or all of them), without splitting the rest."""
+    end = 0
+    for _ in range(count):
+        end = text.find("\n", end) + 1
+        if not end:
+            return split_lines(text)
+    return split_lines(text[:end])
 
 
 def detect_line_format(lines: list[str]) -> DocumentFormat:

@@ -9,6 +9,7 @@ a single character beyond Latin-1 takes 2 or 4 bytes for every character.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, islice, repeat
 from operator import add
@@ -158,6 +159,14 @@ class Lines:
         start, end = self.starts[index], self._end(index)
         begin = min(start + first_char, end)
         return end - start, self.text[begin : min(begin + max_chars, end)]
+
+    def index_at(self, position: int) -> int:
+        """The 0-based line holding character `position` of the text (its newline included)."""
+        return bisect_right(self.starts, position) - 1
+
+    def head(self, count: int) -> list[str]:
+        """The first `count` lines (or all of them) as a list, for sampling a document."""
+        return self.joined(0, min(count, len(self)) - 1).split("\n") if len(self) else []
 
     def utf8_size(self) -> int:
         """UTF-8 bytes of the lines, each with its newline."""

@@ -2,15 +2,29 @@
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import NamedTuple
 
 from indexing.chunker.document import Chunk, OutlineEntry
-from indexing.chunker.sizing import Block, pack_blocks
+from indexing.chunker.line_patterns import LinePattern
+from indexing.chunker.lines import Lines
+from indexing.chunker.packing import pack_lines
+from indexing.chunker.sizing import Block
 from indexing.text import one_line
 
-_ATX_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
-_SETEXT_UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*$")
+_STRUCTURE = LinePattern(
+    r" {0,3}(?=[#`~=-])(?:"
+    r"(?P<hashes>#{1,6})(?=[ \t]|\r?$)(?P<heading>[^\n]*)"
+    r"|(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)"
+    r"|(?P<underline>=+|-+)[ \t]*\r?$"
+    r")"
+)
+"""A line that can open structure: an ATX heading, a code fence or a setext underline.
+
+The lookahead and plain character runs keep the scan cheap (most lines fail at their
+first character); `match.lastgroup` tells which structure the line has (the last group of
+its alternative).
+"""
 PREAMBLE_TITLE = "Preamble"
 
 
@@ -30,49 +44,57 @@ class MarkdownScan:
     fences: list[Block]
 
 
-def scan_markdown(lines: list[str]) -> MarkdownScan:
-    """Find ATX and setext headings and fenced code blocks; a fence hides headings."""
+def scan_markdown(lines: Lines) -> MarkdownScan:
+    """Find ATX and setext headings and fenced code blocks; a fence hides headings.
+
+    One regex scan of the text finds the lines that can open structure; a fence's closing
+    line is searched for from its opening line, and the lines up to it are passed over.
+    """
+    text = lines.text
     headings: list[Heading] = []
     fences: list[Block] = []
-    fence: tuple[str, int, int] | None = None  # marker char, marker length, opening index
-    for index, line in enumerate(lines):
-        if fence is not None:
-            char, length, opened = fence
-            if char not in line:  # cheap skip: a closing fence is made of the marker char
-                continue
-            stripped = line.strip()
-            if len(stripped) >= length and stripped == char * len(stripped):
-                fences.append((opened, index))
-                fence = None
+    closed = -1  # the closing line of the last fence
+    for index, match in _STRUCTURE.matches(lines):
+        if index <= closed:
             continue
-        if not line:
-            continue
-        first = line[0]
-        if first == " ":  # up to three spaces may precede structure
-            stripped = line.lstrip(" ")
-            if len(line) - len(stripped) > 3 or not stripped:
-                continue
-            first = stripped[0]
-        # The first character tells which structure the line can open.
-        if first == "`" or first == "~":
-            if opening := _FENCE_OPEN.match(line):
-                marker = opening.group(1)
-                if marker[0] == "~" or "`" not in line[opening.end() :]:
-                    fence = (marker[0], len(marker), index)
-        elif first == "#":
-            if heading := _ATX_HEADING.match(line):
-                headings.append(Heading(index, len(heading.group(1)), heading.group(2) or ""))
-        elif (first == "=" or first == "-") and _is_setext_underline(lines, index, headings):
-            level = 1 if first == "=" else 2
+        kind = match.lastgroup
+        if kind == "heading":
+            level, heading = len(match["hashes"]), _heading_text(match["heading"])
+            headings.append(Heading(index, level, heading))
+        elif kind == "info":
+            fence = match["fence"]
+            if fence[0] == "`" and "`" in match["info"]:
+                continue  # inline code, not a fence: a backtick fence's info has no backtick
+            closing = _closing_fence(fence[0], len(fence)).search(text, match.end())
+            closed = len(lines) - 1 if closing is None else lines.index_at(closing.start() + 1)
+            fences.append((index, closed))
+        elif _is_setext_underline(lines, index, headings):
+            level = 1 if match["underline"][0] == "=" else 2
             headings.append(Heading(index - 1, level, lines[index - 1].strip()))
-    if fence is not None:
-        fences.append((fence[2], len(lines) - 1))
     return MarkdownScan(headings, fences)
 
 
-def _is_setext_underline(lines: list[str], index: int, headings: list[Heading]) -> bool:
+def _heading_text(rest: str) -> str:
+    """An ATX heading's text from what follows its `#`s: no closing `#`s, no outer blanks.
+
+    What `#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$` captures, without a lazy match.
+    """
+    content = rest.strip(" \t\r")
+    unclosed = content.rstrip("#")
+    if unclosed != content and unclosed != unclosed.rstrip(" \t"):
+        return unclosed.rstrip(" \t")
+    return content
+
+
+@cache
+def _closing_fence(char: str, length: int) -> re.Pattern:
+    """A line of at least `length` fence characters, alone but for whitespace."""
+    return re.compile(rf"\n[^\S\n]*{re.escape(char)}{{{length},}}[^\S\n]*$", re.M)
+
+
+def _is_setext_underline(lines: Lines, index: int, headings: list[Heading]) -> bool:
     """True for `===`/`---` under a one-line paragraph (not a list item, not a heading)."""
-    if index == 0 or not _SETEXT_UNDERLINE.match(lines[index]):
+    if index == 0:
         return False
     above = lines[index - 1]
     if not above.strip() or above.startswith((" " * 4, "\t", ">", "-", "*", "+", "|")):
@@ -82,17 +104,16 @@ def _is_setext_underline(lines: list[str], index: int, headings: list[Heading]) 
     return index == 1 or not lines[index - 2].strip()
 
 
-def chunk_markdown(lines: list[str]) -> tuple[list[Chunk], list[OutlineEntry]]:
+def chunk_markdown(lines: Lines) -> tuple[list[Chunk], list[OutlineEntry]]:
     """Chunk Markdown by section with breadcrumb titles `A > B > C`."""
     scan = scan_markdown(lines)
     starts = [heading.index for heading in scan.headings]
-    fence_end = dict(scan.fences)
+    fences = _FenceCursor(scan.fences)
     chunks: list[Chunk] = []
     if not starts or starts[0] > 0:
         first_end = (starts[0] if starts else len(lines)) - 1
-        if any(line.strip() for line in lines[: first_end + 1]):
-            blocks = _section_blocks(lines, 0, first_end, fence_end)
-            chunks.extend(pack_blocks(lines, blocks, PREAMBLE_TITLE))
+        atoms = fences.take(first_end)
+        chunks.extend(pack_lines(lines, 0, first_end, PREAMBLE_TITLE, atoms=atoms))
     names = [one_line(heading.text) or "(untitled)" for heading in scan.headings]
     trail: list[tuple[int, str]] = []  # (level, name) of the headings above
     for position, heading in enumerate(scan.headings):
@@ -101,8 +122,8 @@ def chunk_markdown(lines: list[str]) -> tuple[list[Chunk], list[OutlineEntry]]:
         trail.append((heading.level, names[position]))
         title = " > ".join(name for _, name in trail)
         end = starts[position + 1] - 1 if position + 1 < len(starts) else len(lines) - 1
-        blocks = _section_blocks(lines, heading.index, end, fence_end)
-        chunks.extend(pack_blocks(lines, blocks, title))
+        atoms = fences.take(end)
+        chunks.extend(pack_lines(lines, heading.index, end, title, atoms=atoms))
     outline = [
         OutlineEntry(heading.index + 1, name, heading.level - 1)
         for heading, name in zip(scan.headings, names, strict=True)
@@ -110,31 +131,24 @@ def chunk_markdown(lines: list[str]) -> tuple[list[Chunk], list[OutlineEntry]]:
     return chunks, outline
 
 
-def _section_blocks(
-    lines: list[str], start: int, end: int, fence_end: dict[int, int]
-) -> list[Block]:
-    """Split lines start..end into paragraphs at blank lines, keeping each fence one block.
+class _FenceCursor:
+    """Hands out a document's fenced code blocks section by section, in order."""
 
-    A fence never crosses a section boundary: a heading inside a fence is not a heading.
-    """
-    blocks: list[Block] = []
-    index = start
-    while index <= end:
-        if index in fence_end:
-            closed = min(fence_end[index], end)
-            blocks.append((index, closed))
-            index = closed + 1
-            continue
-        line = lines[index]
-        if not line or line.isspace():
-            index += 1
-            continue
-        first = index
-        while index < end and index + 1 not in fence_end:
-            following = lines[index + 1]
-            if not following or following.isspace():
-                break
-            index += 1
-        blocks.append((first, index))
-        index += 1
-    return blocks
+    __slots__ = ("fences", "next")
+
+    def __init__(self, fences: list[Block]) -> None:
+        self.fences = fences
+        self.next = 0
+
+    def take(self, last: int) -> list[Block]:
+        """The fences not taken yet that open by line `last`, cut at `last`.
+
+        A fence ends inside its section, unless its closing line is taken for a setext
+        heading's text (a `---` under it); the section then ends just before that line.
+        """
+        taken: list[Block] = []
+        while self.next < len(self.fences) and self.fences[self.next][0] <= last:
+            opening, closed = self.fences[self.next]
+            taken.append((opening, min(closed, last)))
+            self.next += 1
+        return taken

@@ -5,29 +5,31 @@ Text laid out like a rendered man page (ALL-CAPS section headings at column 0, s
 the headings they sit under, e.g. `EXPANSION > Parameter Expansion`.
 """
 
-import re
-from dataclasses import replace
-
 from indexing.chunker.document import Chunk
-from indexing.chunker.sizing import pack_blocks, paragraphs
-from indexing.text import LINE_PART_CHARS, one_line
+from indexing.chunker.line_patterns import LinePattern
+from indexing.chunker.lines import Lines
+from indexing.chunker.packing import pack_lines
+from indexing.text import one_line
 
 WINDOW_OVERLAP_LINES = 2
 SAMPLE_LINES = 2000
 MIN_SECTIONS = 2
 """Headings title chunks only when the first SAMPLE_LINES lines hold this many sections."""
-_SECTION = re.compile(r"[A-Z][A-Z0-9 ,&/()'_-]{0,58}[A-Z0-9)]")
-_SUBSECTION = re.compile(r"( {2,4})[A-Z][A-Za-z0-9 ,&/()'_-]{0,58}[A-Za-z0-9)]")
+_HEADING = LinePattern(
+    r"(?:(?P<section>[A-Z][A-Z0-9 ,&/()'_-]{0,58}[A-Z0-9)])\r?"
+    r"|(?P<indent> {2,4})(?P<subsection>[A-Z][A-Za-z0-9 ,&/()'_-]{0,58}[A-Za-z0-9)])[^\S\n]*"
+    r")$"
+)
+"""An ALL-CAPS section heading, or an indented line that may be a subsection heading."""
 
 
-def chunk_text(lines: list[str]) -> list[Chunk]:
+def chunk_text(lines: Lines) -> list[Chunk]:
     """Chunk text by paragraph; runs too long for one chunk become overlapping windows.
 
     Each chunk is titled by its first line, which for logs is usually the most telling, or
     by the section headings above it when the text has man-page-like headings.
     """
-    blocks = paragraphs(lines, 0, len(lines) - 1)
-    chunks = pack_blocks(lines, blocks, "", overlap=WINDOW_OVERLAP_LINES)
+    chunks = pack_lines(lines, 0, len(lines) - 1, "", overlap=WINDOW_OVERLAP_LINES)
     headings = section_titles(lines)
     titled: list[Chunk] = []
     position, current = 0, ""
@@ -35,42 +37,34 @@ def chunk_text(lines: list[str]) -> list[Chunk]:
         while position < len(headings) and headings[position][0] < chunk.start_line:
             current = headings[position][1]
             position += 1
-        first_line = lines[chunk.start_line - 1]
-        if chunk.part is not None:
-            first_line = first_line[(chunk.part - 1) * LINE_PART_CHARS :]
+        first_line = lines.span(chunk.start_line, chunk.start_line, chunk.part)
         title = current or one_line(first_line[:400], 80)
-        titled.append(replace(chunk, title=title))
+        titled.append(Chunk(title, chunk.start_line, chunk.end_line, chunk.part))
     return titled
 
 
-def section_titles(lines: list[str]) -> list[tuple[int, str]]:
+def section_titles(lines: Lines) -> list[tuple[int, str]]:
     """Return (0-based line index, `SECTION > Subsection`) where each heading starts.
 
     Empty unless the text looks like a rendered man page (see MIN_SECTIONS).
     """
-    sample = sum(1 for line in lines[:SAMPLE_LINES] if _SECTION.fullmatch(line))
-    if sample < MIN_SECTIONS:
+    sample = _HEADING.matches(lines, SAMPLE_LINES)
+    if sum(1 for _, match in sample if match["section"]) < MIN_SECTIONS:
         return []
     titles: list[tuple[int, str]] = []
     section = ""
-    for index, line in enumerate(lines):
-        first = line[:1]
-        if "A" <= first <= "Z":
-            if _SECTION.fullmatch(line):
-                section = line.strip()
-                titles.append((index, section))
-        elif first == " " and section and (heading := _subsection(lines, index)):
-            titles.append((index, f"{section} > {heading}"))
+    for index, match in _HEADING.matches(lines):
+        if match["section"]:
+            section = match["section"]
+            titles.append((index, section))
+        elif section and _has_subsection_layout(lines, index, len(match["indent"])):
+            titles.append((index, f"{section} > {match['subsection']}"))
     return titles
 
 
-def _subsection(lines: list[str], index: int) -> str | None:
-    """The heading text when line `index` is an indented heading over a more indented body."""
-    match = _SUBSECTION.fullmatch(lines[index].rstrip())
-    if match is None or (index > 0 and lines[index - 1].strip()):
-        return None
+def _has_subsection_layout(lines: Lines, index: int, indent: int) -> bool:
+    """True when line `index` follows a blank line and sits over a more indented body."""
+    if index > 0 and lines[index - 1].strip():
+        return False
     following = lines[index + 1] if index + 1 < len(lines) else ""
-    indent = len(match.group(1))
-    if len(following) - len(following.lstrip(" ")) <= indent or not following.strip():
-        return None
-    return match.group(0).strip()
+    return len(following) - len(following.lstrip(" ")) > indent and bool(following.strip())

@@ -1,6 +1,8 @@
-"""Chunk sizing shared by every format: pack small blocks together, split oversized ones."""
+"""Chunk sizes shared by every format, and cutting runs of lines too long for one chunk."""
 
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 from indexing.chunker.document import Chunk
 from indexing.text import part_count
@@ -12,64 +14,50 @@ Block = tuple[int, int]
 """An inclusive range of 0-based line indexes that should stay together."""
 
 
-def block_chars(lines: list[str], start: int, end: int) -> int:
-    """Return the size of lines[start..end] joined with newlines (plus a final newline)."""
-    return sum(map(len, lines[start : end + 1])) + end - start + 1
-
-
 def make_chunk(start: int, end: int, title: str) -> Chunk:
     """The chunk covering 0-based lines start..end."""
     return Chunk(title, start + 1, end + 1)
 
 
-def pack_blocks(
-    lines: list[str], blocks: Iterable[Block], title: str, *, overlap: int = 0
-) -> list[Chunk]:
-    """Merge consecutive blocks into chunks of about TARGET_CHUNK_CHARS; split oversized ones."""
-    chunks: list[Chunk] = []
-    first = last = -1
-    size = 0
-    for start, end in blocks:
-        chars = block_chars(lines, start, end)
-        if first >= 0 and (size + chars > TARGET_CHUNK_CHARS or chars > MAX_CHUNK_CHARS):
-            chunks.append(make_chunk(first, last, title))
-            first = -1
-        if chars > MAX_CHUNK_CHARS:
-            chunks.extend(split_block(lines, start, end, title, overlap=overlap))
-            continue
-        if first < 0:
-            first, size = start, 0
-        last = end
-        size += chars
-    if first >= 0:
-        chunks.append(make_chunk(first, last, title))
-    return chunks
-
-
 def split_block(
     lines: list[str], start: int, end: int, title: str, *, overlap: int = 0
 ) -> list[Chunk]:
-    """Cut lines start..end into windows of about TARGET_CHUNK_CHARS, long lines into parts.
+    """`split_windows` for lines held in a list (as JSON writes them)."""
+    block = lines[start : end + 1]
+    starts = list(accumulate((len(line) + 1 for line in block), initial=0))
+    windows = split_windows(starts, lambda index: len(block[index]), 0, end - start, title, overlap)
+    return [Chunk(c.title, c.start_line + start, c.end_line + start, c.part) for c in windows]
 
-    Consecutive windows share up to `overlap` trailing lines, so a match across a window
-    boundary is still found in one chunk.
+
+def split_windows(
+    starts: Sequence[int],
+    length: Callable[[int], int],
+    first: int,
+    last: int,
+    title: str,
+    overlap: int = 0,
+) -> list[Chunk]:
+    """Cut lines first..last into windows of about TARGET_CHUNK_CHARS, long lines into parts.
+
+    `starts[i]` is where line i starts (its size is `starts[i + 1] - starts[i]`, newline
+    included) and `length(i)` its length as served. Consecutive windows share up to
+    `overlap` trailing lines, so a match across a window boundary is still found in one
+    chunk. The work is per window: a window's end is found by bisecting the line starts.
     """
     chunks: list[Chunk] = []
-    index = start
-    while index <= end:
-        if len(lines[index]) > MAX_CHUNK_CHARS:
-            chunks.extend(split_line(len(lines[index]), index, title))
+    index = first
+    while index <= last:
+        if length(index) > MAX_CHUNK_CHARS:
+            chunks.extend(split_line(length(index), index, title))
             index += 1
             continue
-        stop, size = index, len(lines[index]) + 1
-        while stop < end and len(lines[stop + 1]) <= MAX_CHUNK_CHARS:
-            size += len(lines[stop + 1]) + 1
-            if size > TARGET_CHUNK_CHARS:
-                break
-            stop += 1
+        # The last line such that the window from `index` holds at most TARGET_CHUNK_CHARS
+        # (a line longer than MAX_CHUNK_CHARS never fits), or `index` alone.
+        fitting = bisect_right(starts, starts[index] + TARGET_CHUNK_CHARS, index + 1, last + 2)
+        stop = max(index, fitting - 2)
         chunks.append(make_chunk(index, stop, title))
         following = stop + 1
-        if overlap and following <= end and len(lines[following]) <= MAX_CHUNK_CHARS:
+        if overlap and following <= last and length(following) <= MAX_CHUNK_CHARS:
             following = max(index + 1, following - overlap)
         index = following
     return chunks
@@ -78,20 +66,3 @@ def split_block(
 def split_line(length: int, index: int, title: str) -> list[Chunk]:
     """Cut one long line into chunks that are exactly the parts IndexRead serves."""
     return [Chunk(title, index + 1, index + 1, part) for part in range(1, part_count(length) + 1)]
-
-
-def paragraphs(lines: list[str], start: int, end: int) -> list[Block]:
-    """Split lines start..end into runs of non-blank lines."""
-    blocks: list[Block] = []
-    first = -1
-    for index in range(start, end + 1):
-        line = lines[index]
-        if line and not line.isspace():
-            if first < 0:
-                first = index
-        elif first >= 0:
-            blocks.append((first, index - 1))
-            first = -1
-    if first >= 0:
-        blocks.append((first, end))
-    return blocks

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexing.chunker import DocumentFormat, chunk_document, detect_format
+from indexing.chunker import DocumentFormat, Lines, chunk_document, detect_format
 from indexing.chunker.plaintext import section_titles
 from indexing.chunker.sizing import MAX_CHUNK_CHARS
 from indexing.store import SessionStore
@@ -292,7 +292,7 @@ EXPANSION
 
 def test_man_page_chunks_are_titled_by_section_and_subsection() -> None:
     assert chunk_document(MAN_PAGE).format is DocumentFormat.TEXT
-    assert [title for _, title in section_titles(MAN_PAGE.splitlines())] == [
+    assert [title for _, title in section_titles(Lines.of(MAN_PAGE))] == [
         "NAME",
         "DESCRIPTION",
         "EXPANSION",
@@ -308,3 +308,83 @@ def test_logs_keep_first_line_titles_even_with_one_all_caps_line() -> None:
     log = "STARTUP\n" + "\n".join(f"2024-01-01 INFO request {i} served" for i in range(300))
     chunks = chunk_document(log).chunks
     assert chunks[-1].title.startswith("2024-01-01 INFO request")
+
+
+markdown_lines = st.sampled_from(
+    ["# H", "## Sub ##", "#", "   ### deep", "    # indented code", "Title", "===", "---",
+     "```", "```py", "~~~", "````", "``` `inline`", "", "   ", "text", "- item", "x" * 2500]
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(markdown_lines, max_size=80), st.sampled_from(["\n", "\r\n"]))
+def test_markdown_chunks_cover_valid_ranges_within_the_size_bound(
+    pieces: list[str], newline: str
+) -> None:
+    document = chunk_document(newline.join(pieces), DocumentFormat.MARKDOWN)
+    fences = _fence_spans(pieces)
+    for chunk in document.chunks:
+        assert 1 <= chunk.start_line <= chunk.end_line <= len(document.lines)
+        if chunk.part is None and len(document.body(chunk)) > MAX_CHUNK_CHARS:
+            # Only a fence kept whole may exceed the bound: the chunk is inside one.
+            assert any(s <= chunk.start_line and chunk.end_line <= e for s, e in fences)
+
+
+def _fence_spans(pieces: list[str]) -> list[tuple[int, int]]:
+    """1-based line ranges that could belong to one fenced block (a loose upper bound)."""
+    openings = [
+        n for n, line in enumerate(pieces, 1) if line.lstrip(" ").startswith(("```", "~~~"))
+    ]
+    return [(start, len(pieces)) for start in openings]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["# Inside", "## Also inside", "code", "", "Text", "---"]), max_size=20
+    )
+)
+def test_headings_inside_a_fence_are_never_headings(inside: list[str]) -> None:
+    text = "\n".join(["# Outside", "", "```", *inside, "```", "", "## After"])
+    outline = chunk_document(text).outline
+    assert [(entry.line, entry.title) for entry in outline] == [
+        (1, "Outside"),
+        (len(inside) + 6, "After"),
+    ]
+
+
+def test_crlf_markdown_is_chunked_like_the_same_text_with_lf() -> None:
+    crlf = chunk_document(MARKDOWN.replace("\n", "\r\n"))
+    lf = chunk_document(MARKDOWN)
+    assert crlf.chunks == lf.chunks
+    assert crlf.outline == lf.outline
+
+
+def test_atx_heading_text_drops_closing_hashes_like_commonmark() -> None:
+    text = "# Title #\n\n## Tabs\t##  \n\n### C# ###\n\n#### #\n\n# a#\n"
+    assert [entry.title for entry in chunk_document(text).outline] == [
+        "Title",
+        "Tabs",
+        "C#",
+        "#",
+        "a#",
+    ]
+
+
+def test_code_definitions_are_found_on_any_line_but_not_indented_ones() -> None:
+    source = "def first():\n    def inner():\n        pass\n\nclass Second:\n    x = 1\n"
+    document = chunk_document(source, DocumentFormat.CODE)
+    assert [(entry.line, entry.title) for entry in document.outline] == [
+        (1, "def first()"),
+        (5, "class Second"),
+    ]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["log line", "", "  ", "y" * 900, "z" * 4100]), max_size=40))
+def test_text_windows_and_parts_stay_within_the_bound(pieces: list[str]) -> None:
+    document = chunk_document("\n".join(pieces), DocumentFormat.TEXT)
+    for chunk in document.chunks:
+        assert 1 <= chunk.start_line <= chunk.end_line <= len(document.lines)
+        assert len(document.body(chunk)) <= MAX_CHUNK_CHARS
+        assert document.body(chunk).strip()  # no chunk of blank lines only
