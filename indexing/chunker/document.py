@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 from indexing.chunker.lines import Lines
 
@@ -15,8 +16,7 @@ class DocumentFormat(StrEnum):
     TEXT = "text"
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(NamedTuple):
     """A searchable piece of a document covering lines `start_line`..`end_line` (1-based).
 
     `part` is set when the chunk is one 2,000-character part of a single long line, matching
@@ -29,8 +29,7 @@ class Chunk:
     part: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class OutlineEntry:
+class OutlineEntry(NamedTuple):
     """One Contents entry: where a piece of the document's own structure starts."""
 
     line: int
