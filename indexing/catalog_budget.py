@@ -111,7 +111,10 @@ class CatalogBudget:
 
     def fits(self, threshold: int) -> bool:
         """Whether the catalog takes at most `threshold` bytes, measuring only what it must."""
-        return ListedTools(self, self.plan.tools).fit(threshold - self.besides_tools())
+        limit = threshold - self.besides_tools()
+        if not self.short:  # every tool as given is measured anyway, for `bytes_before`
+            return sum(self.item(tool) + 1 for tool in self.plan.tools) <= limit
+        return ListedTools(self, self.plan.tools).fit(limit)
 
 
 class ListedTools:
