@@ -8,13 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.catalog_plan import (
-    ServerCatalog,
-    first_sentence,
-    plan_catalog,
-    strip_schema_docs,
-    wire_size,
-)
+from indexing.catalog_budget import wire_size
+from indexing.catalog_plan import ServerCatalog, plan_catalog
+from indexing.catalog_shortening import first_sentence, strip_schema_docs
 from indexing.tool_results import index_tools
 
 CATALOGS = Path(__file__).parents[1] / "fixtures" / "catalogs"
