@@ -16,7 +16,7 @@ from operator import add
 
 from indexing.text import LINE_PART_CHARS, utf8_size
 
-BLOCK_CHARS = 1 << 20
+BLOCK_CHARS = 1 << 16
 """Long texts are split into lines a block of about this many characters at a time."""
 
 
