@@ -211,5 +211,5 @@ class GatewaySession:
     async def aclose(self) -> None:
         if not self.closed:
             self.closed = True
+            await self.index.aclose()  # first: the record then counts every indexed response
             await self.gateway.session_ended(self)
-            await self.index.aclose()

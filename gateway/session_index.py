@@ -183,5 +183,5 @@ class SessionIndex:
     async def aclose(self) -> None:
         if self._catalog_indexing is not None:
             self._catalog_indexing.cancel()
-        if self._store is not None:
-            self._store.close()
+        if self._store is not None:  # in a thread: closing waits for responses being written
+            await asyncio.to_thread(self._store.close)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from indexing.chunker import DocumentFormat, Lines, ParsedDocument, chunk_document
-from indexing.errors import evicted_label_error, unknown_label_error
+from indexing.errors import IndexToolError, evicted_label_error, unknown_label_error
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
 from indexing.fusion import reciprocal_rank_fusion
 from indexing.stats import CompressionStats, DocumentStats
@@ -37,9 +37,23 @@ class _Entry(NamedTuple):
 
     label: str
     document: ParsedDocument
-    kept: Lines  # the document's lines as the store keeps them (`Lines.compact()`)
     byte_count: int
     with_trigrams: bool
+
+
+class Reservation:
+    """A document accepted under its label, written to the store by `commit()`.
+
+    `commit` may run in another thread: until it has, every read of the store waits for
+    it, so a search or read never misses a label a client was already told about.
+    """
+
+    def __init__(self, store: "SessionStore", entry: _Entry, tool: str, run: int | None):
+        self.store, self.entry, self.tool, self.run = store, entry, tool, run
+
+    def commit(self) -> DocumentStats:
+        """Write the document (evicting old ones if needed); raises what indexing raised."""
+        return self.store._commit(self)
 
 
 def _stats(info: DocumentInfo, chunks: int, seconds: float) -> DocumentStats:
@@ -67,6 +81,9 @@ class SessionStore:
         self.stats: list[CompressionStats] = []
         self._connection = connect()
         self._lock = threading.RLock()
+        self._settled = threading.Condition(self._lock)
+        self._reserved: dict[str, Reservation] = {}
+        self._failed: dict[str, str] = {}
         self._documents: dict[str, DocumentInfo] = {}
         self._lines: dict[str, Lines] = {}
         self._evicted: dict[str, DocumentInfo] = {}
@@ -82,6 +99,7 @@ class SessionStore:
         """
         twin = SessionStore(max_bytes=self.max_bytes, trigram_max_bytes=self.trigram_max_bytes)
         with self._lock:
+            self._wait_for_reserved()
             self._connection.backup(twin._connection)
             twin._documents = dict(self._documents)
             twin._lines = dict(self._lines)  # immutable: shared, not copied
@@ -185,10 +203,55 @@ class SessionStore:
             ValueError: the label is already in use (labels are never reused).
             DocumentTooLargeError: the document alone exceeds `max_bytes`.
         """
-        started = time.perf_counter()
+        return self.reserve(label, document, tool=tool, run=run, trigrams=trigrams).commit()
+
+    def reserve(
+        self,
+        label: str,
+        document: ParsedDocument,
+        *,
+        tool: str,
+        run: int | None = None,
+        trigrams: bool = True,
+    ) -> Reservation:
+        """Accept a document for `label`; it is indexed by the reservation's `commit()`.
+
+        Raises:
+            ValueError: the label is already in use (labels are never reused).
+            DocumentTooLargeError: the document alone exceeds `max_bytes`.
+        """
         with self._lock:
-            (info,) = self._insert([self._entry(label, document, trigrams)], tool, run)
-        return _stats(info, len(document.chunks), time.perf_counter() - started)
+            entry = self._entry(label, document, trigrams)
+            if entry.byte_count > self.max_bytes:
+                raise DocumentTooLargeError(
+                    f"{entry.byte_count:,} bytes exceed the index bound of {self.max_bytes:,} bytes"
+                )
+            reservation = self._reserved[label] = Reservation(self, entry, tool, run)
+            return reservation
+
+    def exclusive(self) -> threading.RLock:
+        """The store's lock: what a writer does while holding it, readers see all or none of."""
+        return self._lock
+
+    def _commit(self, reservation: Reservation) -> DocumentStats:
+        started = time.perf_counter()
+        label = reservation.entry.label
+        with self._lock:
+            try:
+                (info,) = self._insert([reservation.entry], reservation.tool, reservation.run)
+            except Exception as error:
+                self._failed[label] = str(error) or type(error).__name__
+                raise
+            finally:
+                del self._reserved[label]
+                self._settled.notify_all()
+        chunks = len(reservation.entry.document.chunks)
+        return _stats(info, chunks, time.perf_counter() - started)
+
+    def _wait_for_reserved(self) -> None:
+        """Hold the lock once every reserved document is written (or failed)."""
+        while self._reserved:
+            self._settled.wait()
 
     def _entry(self, label: str, document: ParsedDocument, trigrams: bool) -> _Entry:
         """A document ready to insert, once its label is known to be new.
@@ -198,12 +261,13 @@ class SessionStore:
         """
         if sanitize(label) != label:
             raise ValueError(f"label {label!r} must be UTF-8 text without NUL or line breaks")
-        if label in self._documents or label in self._evicted:
+        if any(label in taken for taken in (self._documents, self._evicted, self._reserved)):
             raise ValueError(f'label "{label}" is already in use')
-        kept = document.lines.compact()
-        byte_count = kept.utf8_size()
+        if label in self._failed:
+            raise ValueError(f'label "{label}" is already in use')
+        byte_count = document.lines.utf8_size()
         return _Entry(
-            label, document, kept, byte_count, trigrams and byte_count <= self.trigram_max_bytes
+            label, document, byte_count, trigrams and byte_count <= self.trigram_max_bytes
         )
 
     def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
@@ -219,8 +283,9 @@ class SessionStore:
             )
         while self._documents and self._total_bytes + needed > self.max_bytes:
             self._evict(next(iter(self._documents.values())))
+        kept = [entry.document.lines.compact() for entry in entries]  # UTF-8 unless ASCII
         infos, doc_id, chunk_id = [], self._next_doc_id, self._next_chunk_id
-        for label, document, _, byte_count, with_trigrams in entries:
+        for label, document, byte_count, with_trigrams in entries:
             last_chunk = chunk_id + len(document.chunks) - 1
             infos.append(
                 DocumentInfo(
@@ -268,9 +333,9 @@ class SessionStore:
                     ),
                 )
         self._next_doc_id, self._next_chunk_id = doc_id, chunk_id
-        for info, entry in zip(infos, entries, strict=True):
+        for info, lines in zip(infos, kept, strict=True):
             self._documents[info.label] = info
-            self._lines[info.label] = entry.kept
+            self._lines[info.label] = lines
             self._total_bytes += info.byte_count
         return infos
 
@@ -319,11 +384,13 @@ class SessionStore:
     def labels(self, prefix: str | None = None) -> list[str]:
         """Live labels, oldest first, optionally only those starting with `prefix`."""
         with self._lock:
+            self._wait_for_reserved()
             return [label for label in self._documents if label.startswith(prefix or "")]
 
     def evicted_labels(self, prefix: str | None = None) -> list[str]:
         """Labels whose documents were evicted, oldest first."""
         with self._lock:
+            self._wait_for_reserved()
             return [label for label in self._evicted if label.startswith(prefix or "")]
 
     def document(self, label: str) -> DocumentInfo:
@@ -331,13 +398,16 @@ class SessionStore:
 
         Raises:
             LabelEvictedError: the document was evicted.
-            IndexToolError: no document ever had this label.
+            IndexToolError: no document ever had this label, or indexing it failed.
         """
         with self._lock:
+            self._wait_for_reserved()
             if label in self._documents:
                 return self._documents[label]
             if label in self._evicted:
                 raise evicted_label_error(label, self.max_bytes)
+            if label in self._failed:
+                raise IndexToolError(f'Label "{label}" could not be indexed: {self._failed[label]}')
             raise unknown_label_error(label, list(self._documents))
 
     def search(self, query: str, *, source: str | None = None, limit: int = 5) -> list[Hit]:
@@ -347,6 +417,7 @@ class SessionStore:
         The trigram table is only asked when some piece is not a plain lowercase word.
         """
         with self._lock:
+            self._wait_for_reserved()
             chosen = [
                 info for label, info in self._documents.items() if label.startswith(source or "")
             ]
@@ -408,6 +479,7 @@ class SessionStore:
     def first_hit(self, label: str) -> Hit | None:
         """The first chunk of a live document, as a search hit (None when there is none)."""
         with self._lock:
+            self._wait_for_reserved()
             info = self._documents.get(label)
             if info is None or info.last_chunk < info.first_chunk:
                 return None
@@ -441,12 +513,14 @@ class SessionStore:
             IndexToolError: no document ever had this label.
         """
         with self._lock:
+            self._wait_for_reserved()
             self.document(label)  # raises for an evicted or unknown label
             return line_slices(self._lines[label], first, last, skip_chars, max_chars)
 
     def close(self) -> None:
         """Free the database; the store must not be used afterwards."""
         with self._lock:
+            self._wait_for_reserved()
             self._connection.close()
             self._documents.clear()
             self._lines.clear()

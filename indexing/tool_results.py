@@ -11,15 +11,22 @@ their `outputSchema` to clients that have indexing on (see `strip_output_schema`
 from __future__ import annotations
 
 import asyncio
+import logging
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import mcp_types as types
 
-from indexing.compressor import ResponseCompressor
+from indexing.compressor import Compression, ResponseCompressor
 from indexing.errors import IndexToolError
 from indexing.read import DEFAULT_READ_LINES, format_read
 from indexing.search import DEFAULT_HITS, MAX_HITS, Ranker, search_with_labels
-from indexing.stats import CompressionStats
 from indexing.store import SessionStore
+
+logger = logging.getLogger(__name__)
+
+_WRITERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="localrouter-indexing")
+"""Writes compressed responses to their stores after the placeholder went out. Threads of
+their own: reads waiting for a write in the default executor can never hold them up."""
 
 
 def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
@@ -133,9 +140,11 @@ async def compress_result(
     threshold: int,
     search_tool: str,
     read_tool: str,
-) -> tuple[types.CallToolResult, CompressionStats | None]:
-    """Index a large result's text and return the placeholder result, or the result as is.
+) -> tuple[types.CallToolResult, Compression | None]:
+    """Return the placeholder result for a large result, or the result as is.
 
+    The placeholder is returned once the text is chunked; the store is written in the
+    background (`Compression.index`), and searches and reads of it wait for that.
     Error results pass through; non-text parts (images, audio, resources) are kept.
     """
     if result.is_error:
@@ -143,16 +152,22 @@ async def compress_result(
     texts = [part.text for part in result.content if isinstance(part, types.TextContent)]
     if sum(len(text) for text in texts) * 4 <= threshold:
         return result, None  # surely small enough: skip the worker thread
-    placeholder, stats = await asyncio.to_thread(
-        compressor.compress,
+    compression = await asyncio.to_thread(
+        compressor.prepare,
         tool_name,
         "\n".join(texts),
         threshold=threshold,
         search_tool=search_tool,
         read_tool=read_tool,
     )
-    if placeholder is None:
+    if compression is None:
         return result, None
+    _WRITERS.submit(compression.index).add_done_callback(_log_failure)
     others = [part for part in result.content if not isinstance(part, types.TextContent)]
-    content = [types.TextContent(type="text", text=placeholder), *others]
-    return result.model_copy(update={"content": content, "structured_content": None}), stats
+    content = [types.TextContent(type="text", text=compression.placeholder), *others]
+    return result.model_copy(update={"content": content, "structured_content": None}), compression
+
+
+def _log_failure(done: Future) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        logger.error("Indexing a compressed response failed", exc_info=done.exception())

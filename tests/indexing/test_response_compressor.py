@@ -1,8 +1,11 @@
 """ResponseCompressor: the placeholder's exact shape, pass-through rules, and robustness."""
 
+import asyncio
 import json
 import re
 
+import mcp_types as types
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +15,7 @@ from indexing.read import format_read
 from indexing.search import format_search
 from indexing.store import SessionStore
 from indexing.text import utf8_size
+from indexing.tool_results import compress_result
 
 # 63-character lines (64 bytes with the newline): the ~2 KB preview is easy to count.
 LINES = (
@@ -191,3 +195,22 @@ def test_a_50_mb_response_indexes_and_stays_readable_and_searchable() -> None:
         format_read(store, stats.label, offset=str(stats.lines))
         == f"{stats.lines}: the final needle line"
     )
+
+
+@pytest.mark.anyio
+async def test_the_placeholder_comes_before_the_store_is_written_and_reads_wait_for_it() -> None:
+    store = SessionStore()
+    result = types.CallToolResult(content=[types.TextContent(type="text", text=RESPONSE)])
+    compressed, compression = await compress_result(
+        result,
+        compressor_at_run(1, store),
+        tool_name="filesystem__read_file",
+        threshold=1000,
+        search_tool="IndexSearch",
+        read_tool="IndexRead",
+    )
+    assert compression is not None
+    assert compressed.content[0].text == compression.placeholder
+    read = await asyncio.to_thread(format_read, store, "filesystem__read_file:1", "43", 1)
+    assert read.startswith("43: GET /items/001 returns item 1 as JSON")
+    assert [stats.label for stats in store.stats] == ["filesystem__read_file:1"]

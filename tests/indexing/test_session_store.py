@@ -321,3 +321,34 @@ def test_add_many_refuses_a_label_given_twice_and_a_batch_over_the_bound():
     with pytest.raises(DocumentTooLargeError):
         store.add_many([("a:1", "x" * 600), ("a:2", "y" * 600)], tool="a")
     assert store.labels() == [] and store.total_bytes == 0
+
+
+def test_reads_wait_for_a_reserved_document_to_be_written() -> None:
+    store = SessionStore()
+    reservation = store.reserve("t:1", chunk_document(GUIDE), tool="t", run=1)
+    found: list[list[str]] = []
+    reader = threading.Thread(target=lambda: found.append(store.labels()))
+    reader.start()
+    reader.join(timeout=0.2)
+    assert reader.is_alive() and not found  # the label was promised: the read waits
+    reservation.commit()
+    reader.join(timeout=5)
+    assert found == [["t:1"]]
+    assert store.search("permissions")[0].label == "t:1"
+
+
+def test_a_reserved_label_is_taken_and_a_failed_write_says_so_when_read(monkeypatch) -> None:
+    store = SessionStore()
+    reservation = store.reserve("t:1", chunk_document(GUIDE), tool="t", run=1)
+    with pytest.raises(ValueError, match="already in use"):
+        store.reserve("t:1", chunk_document(GUIDE), tool="t", run=1)
+
+    def broken_insert(*args, **kwargs):
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(store, "_insert", broken_insert)
+    with pytest.raises(MemoryError):
+        reservation.commit()
+    with pytest.raises(IndexToolError, match='"t:1" could not be indexed: out of memory'):
+        store.document("t:1")
+    assert store.labels() == []  # and the store goes on working
