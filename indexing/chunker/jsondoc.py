@@ -31,6 +31,8 @@ _OPENS_OBJECT_OR_ARRAY = re.compile(r"\s*[{[]")
 _LONG_INTEGER = re.compile(r"[\[:,]\s*-?[0-9]{20}")
 """A value of 20 digits or more may be an integer beyond 64 bits, which orjson would read as
 a float (in a string, such digits only cost the slower path)."""
+_HUGE_FLOAT = re.compile(rb"e\+(?:19|[2-9][0-9]|[0-9]{3})")
+"""How orjson writes a number of 1e19 or more: what such an integer became, if any."""
 
 Encoder = Callable[[object], bytes]
 """Writes a value as its pretty-printed UTF-8 text (two-space indent, no final newline)."""
@@ -67,7 +69,7 @@ def _with_orjson(text: str) -> ParsedJson | None:
     except (orjson.JSONDecodeError, orjson.JSONEncodeError, RecursionError, TypeError):
         return None
     # An integer beyond 64 bits became a float, written with an exponent.
-    if b"e+" in pretty and _LONG_INTEGER.search(text):
+    if _HUGE_FLOAT.search(pretty) and _LONG_INTEGER.search(text):
         return None
     return ParsedJson(value, pretty, _orjson_pretty)
 
