@@ -37,6 +37,7 @@ class _Entry(NamedTuple):
 
     label: str
     document: ParsedDocument
+    kept: Lines  # the document's lines as the store keeps them (`Lines.compact()`)
     byte_count: int
     with_trigrams: bool
 
@@ -261,14 +262,13 @@ class SessionStore:
         """
         if sanitize(label) != label:
             raise ValueError(f"label {label!r} must be UTF-8 text without NUL or line breaks")
-        if any(label in taken for taken in (self._documents, self._evicted, self._reserved)):
+        taken = (self._documents, self._evicted, self._reserved, self._failed)
+        if any(label in labels for labels in taken):
             raise ValueError(f'label "{label}" is already in use')
-        if label in self._failed:
-            raise ValueError(f'label "{label}" is already in use')
-        byte_count = document.lines.utf8_size()
-        return _Entry(
-            label, document, byte_count, trigrams and byte_count <= self.trigram_max_bytes
-        )
+        kept = document.lines.compact()
+        byte_count = kept.utf8_size()
+        with_trigrams = trigrams and byte_count <= self.trigram_max_bytes
+        return _Entry(label, document, kept, byte_count, with_trigrams)
 
     def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
         """Make room, then write the documents, chunks and FTS rows at once.
@@ -283,9 +283,8 @@ class SessionStore:
             )
         while self._documents and self._total_bytes + needed > self.max_bytes:
             self._evict(next(iter(self._documents.values())))
-        kept = [entry.document.lines.compact() for entry in entries]  # UTF-8 unless ASCII
         infos, doc_id, chunk_id = [], self._next_doc_id, self._next_chunk_id
-        for label, document, byte_count, with_trigrams in entries:
+        for label, document, _, byte_count, with_trigrams in entries:
             last_chunk = chunk_id + len(document.chunks) - 1
             infos.append(
                 DocumentInfo(
@@ -333,9 +332,9 @@ class SessionStore:
                     ),
                 )
         self._next_doc_id, self._next_chunk_id = doc_id, chunk_id
-        for info, lines in zip(infos, kept, strict=True):
+        for info, entry in zip(infos, entries, strict=True):
             self._documents[info.label] = info
-            self._lines[info.label] = lines
+            self._lines[info.label] = entry.kept
             self._total_bytes += info.byte_count
         return infos
 

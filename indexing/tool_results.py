@@ -162,7 +162,10 @@ async def compress_result(
     )
     if compression is None:
         return result, None
-    _WRITERS.submit(compression.index).add_done_callback(_log_failure)
+    try:
+        _WRITERS.submit(compression.index).add_done_callback(_log_failure)
+    except RuntimeError:  # the interpreter is shutting down: write it here, reads wait for it
+        await asyncio.to_thread(compression.index)
     others = [part for part in result.content if not isinstance(part, types.TextContent)]
     content = [types.TextContent(type="text", text=compression.placeholder), *others]
     return result.model_copy(update={"content": content, "structured_content": None}), compression
