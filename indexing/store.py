@@ -325,10 +325,13 @@ class SessionStore:
                 db.executemany(
                     f"INSERT INTO {table} (rowid, title, body) VALUES (?, ?, ?)",
                     (
-                        (number, chunk.title, document.body(chunk))
+                        (number, chunk.title, body)
                         for info, document in written
                         if info.has_trigrams or table == FTS_TABLES[0]
-                        for number, chunk in enumerate(document.chunks, start=info.first_chunk)
+                        for number, (chunk, body) in enumerate(
+                            zip(document.chunks, document.bodies(), strict=True),
+                            start=info.first_chunk,
+                        )
                     ),
                 )
         self._next_doc_id, self._next_chunk_id = doc_id, chunk_id

@@ -1,10 +1,12 @@
 """What chunking produces: chunks with line ranges, an outline, and the document's lines."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
 from indexing.chunker.lines import Lines
+from indexing.text import LINE_PART_CHARS
 
 
 class DocumentFormat(StrEnum):
@@ -49,3 +51,15 @@ class ParsedDocument:
     def body(self, chunk: Chunk) -> str:
         """The text a chunk covers, as it is indexed and shown in search hits."""
         return self.lines.span(chunk.start_line, chunk.end_line, chunk.part)
+
+    def bodies(self) -> Iterator[str]:
+        """Every chunk's body in order; a long line cut into parts is sliced out once for all."""
+        number, line = 0, ""
+        for chunk in self.chunks:
+            if chunk.part is None:
+                yield self.body(chunk)
+                continue
+            if chunk.start_line != number:
+                number, line = chunk.start_line, self.lines[chunk.start_line - 1]
+            offset = (chunk.part - 1) * LINE_PART_CHARS
+            yield line[offset : offset + LINE_PART_CHARS]

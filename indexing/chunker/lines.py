@@ -36,14 +36,13 @@ class Lines:
     4 bytes a character) and lines are cleaned as they are sliced.
     """
 
-    __slots__ = ("text", "starts", "utf8", "crlf", "_decoded")
+    __slots__ = ("text", "starts", "utf8", "crlf")
 
     def __init__(self, text: str | bytes | bytearray, starts: array) -> None:
         self.text = text
         self.starts = starts
         self.utf8 = not isinstance(text, str)
         self.crlf = not self.utf8 and "\r" in text
-        self._decoded: tuple[int, str] = (-1, "")  # the last UTF-8 line decoded whole
 
     @classmethod
     def of(cls, text: str | bytes | bytearray) -> Lines:
@@ -119,15 +118,8 @@ class Lines:
     def length(self, index: int) -> int:
         """Characters of 0-based line `index`, without its newline."""
         if self.utf8:
-            return len(self._line(index))
+            return len(self[index])
         return self._end(index) - self.starts[index]
-
-    def _line(self, index: int) -> str:
-        """Line `index` of a UTF-8 text, decoded once for the parts read one after another."""
-        decoded = self._decoded  # one read: copies of a store share their Lines across threads
-        if decoded[0] != index:
-            decoded = self._decoded = (index, self[index])
-        return decoded[1]
 
     def chars(self, first: int, last: int) -> int:
         """About the characters of lines first..last with their newlines (for sizing)."""
@@ -154,7 +146,7 @@ class Lines:
         A long `str` line is not copied whole (UTF-8 lines are decoded whole).
         """
         if self.utf8:
-            line = self._line(index)
+            line = self[index]
             return len(line), line[first_char : first_char + max_chars]
         start, end = self.starts[index], self._end(index)
         begin = min(start + first_char, end)
