@@ -65,6 +65,17 @@ class CatalogPlan:
         """Whether anything was moved behind search."""
         return bool(self.phases)
 
+    @classmethod
+    def of(cls, servers: list[ServerCatalog]) -> CatalogPlan:
+        """Every server's items, all shown, nothing planned yet."""
+        return cls(
+            tools=[t for s in servers for t in s.tools],
+            prompts=[p for s in servers for p in s.prompts],
+            resources=[r for s in servers for r in s.resources],
+            templates=[t for s in servers for t in s.templates],
+            instructions={s.name: s.instructions for s in servers if s.instructions},
+        )
+
 
 def plan_catalog(
     servers: list[ServerCatalog],
@@ -78,13 +89,7 @@ def plan_catalog(
     `fixed_tools` (the index tools) and `fixed_bytes` (text the instructions always carry)
     count against the budget but are never deferred. Server names must be distinct.
     """
-    plan = CatalogPlan(
-        tools=[t for s in servers for t in s.tools],
-        prompts=[p for s in servers for p in s.prompts],
-        resources=[r for s in servers for r in s.resources],
-        templates=[t for s in servers for t in s.templates],
-        instructions={s.name: s.instructions for s in servers if s.instructions},
-    )
+    plan = CatalogPlan.of(servers)
     budget = CatalogBudget(plan, fixed=wire_size(fixed_tools) + fixed_bytes)
     plan.bytes_before = budget.size()
     for phase in (_summarise_instructions, _shorten_tools, _defer_servers, _defer_others, _minimal):

@@ -33,13 +33,7 @@ def reference_plan(
     servers: list[ServerCatalog], threshold: int, fixed_bytes: int, seen: list[int]
 ) -> CatalogPlan:
     """The plan, measuring the whole catalog before every step; `seen` collects the sizes."""
-    plan = CatalogPlan(
-        tools=[t for s in servers for t in s.tools],
-        prompts=[p for s in servers for p in s.prompts],
-        resources=[r for s in servers for r in s.resources],
-        templates=[t for s in servers for t in s.templates],
-        instructions={s.name: s.instructions for s in servers if s.instructions},
-    )
+    plan = CatalogPlan.of(servers)
 
     def size() -> int:
         seen.append(
