@@ -211,5 +211,7 @@ class GatewaySession:
     async def aclose(self) -> None:
         if not self.closed:
             self.closed = True
-            await self.index.aclose()  # first: the record then counts every indexed response
-            await self.gateway.session_ended(self)
+            try:
+                await self.index.aclose()  # first: the record counts every indexed response
+            finally:
+                await self.gateway.session_ended(self)

@@ -49,7 +49,7 @@ class Reservation:
     it, so a search or read never misses a label a client was already told about.
     """
 
-    def __init__(self, store: "SessionStore", entry: _Entry, tool: str, run: int | None):
+    def __init__(self, store: "SessionStore", entry: _Entry, tool: str, run: int | None) -> None:
         self.store, self.entry, self.tool, self.run = store, entry, tool, run
 
     def commit(self) -> DocumentStats:
@@ -515,8 +515,7 @@ class SessionStore:
             IndexToolError: no document ever had this label.
         """
         with self._lock:
-            self._wait_for_reserved()
-            self.document(label)  # raises for an evicted or unknown label
+            self.document(label)  # waits for reserved documents; raises for an unknown label
             return line_slices(self._lines[label], first, last, skip_chars, max_chars)
 
     def close(self) -> None:
