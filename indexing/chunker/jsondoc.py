@@ -11,7 +11,7 @@ how some floats are spelled (`1e-05` there, `0.00001` here: the same number).
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from indexing.chunker.document import Chunk, OutlineEntry
+from indexing.chunker.json_members import JsonMembers
 from indexing.chunker.lines import Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, make_chunk, split_line
 from indexing.text import one_line, sanitize
@@ -27,6 +28,8 @@ NAME_FIELDS = ("name", "title", "path", "key", "uri", "url", "slug", "label", "f
 ID_FIELDS = ("id", "uuid", "number")
 ROOT_PATH = "$"
 _OUTLINE_DEPTH = 2
+STREAM_MIN_CHARS = 256 * 1024
+"""Documents this long are read one top-level member at a time where possible."""
 _OPENS_OBJECT_OR_ARRAY = re.compile(r"\s*[{[]")
 _LONG_INTEGER = re.compile(r"[\[:,]\s*-?[0-9]{20}")
 """A value of 20 digits or more may be an integer beyond 64 bits, which orjson would read as
@@ -116,6 +119,20 @@ class _Place(NamedTuple):
     after: int
 
 
+_ROOT = _Place(0, 0, 0, 0)
+
+
+def _members(value: dict[str, Any] | list[Any]) -> Iterator[tuple[str | None, object, bool]]:
+    """(key or None in an array, value, is last) for each member of a parsed container."""
+    last = len(value) - 1
+    if isinstance(value, dict):
+        for position, (key, child) in enumerate(value.items()):
+            yield key, child, position == last
+    else:
+        for position, child in enumerate(value):
+            yield None, child, position == last
+
+
 @dataclass(slots=True)
 class _Measured:
     """Where a value sits (0-based lines); `chunks` is None while it fits in one chunk."""
@@ -141,7 +158,18 @@ class JsonChunker:
 
     def chunk(self, value: dict[str, Any] | list[Any]) -> list[Chunk]:
         """The chunks of `value`'s pretty-printed lines."""
-        measured = self._measure(value, _Place(0, 0, 0, 0), ROOT_PATH, ROOT_PATH, ROOT_PATH)
+        return self.chunk_members(_members(value)) if value else self._chunks_of(value)
+
+    def chunk_members(self, members: Iterable[tuple[str | None, object, bool]]) -> list[Chunk]:
+        """The chunks of a non-empty top-level container given member by member."""
+        measured = self._container(members, _ROOT, ROOT_PATH, ROOT_PATH, ROOT_PATH)
+        return self._root_chunks(measured)
+
+    def _chunks_of(self, value: object) -> list[Chunk]:
+        return self._root_chunks(self._measure(value, _ROOT, ROOT_PATH, ROOT_PATH, ROOT_PATH))
+
+    @staticmethod
+    def _root_chunks(measured: _Measured) -> list[Chunk]:
         if measured.chunks is not None:
             return measured.chunks
         return [make_chunk(measured.start, measured.end, ROOT_PATH)]
@@ -165,45 +193,48 @@ class JsonChunker:
             chars = len(text) + lines * (2 * at.indent + 1) + at.before - 2 * at.indent + at.after
             if chars <= MAX_CHUNK_CHARS:
                 return _Measured(at.line, at.line + lines - 1, chars, title, name, None)
-        children = self._children(value, at, path)
+        return self._container(_members(value), at, path, title, name)
+
+    def _container(
+        self,
+        members: Iterable[tuple[str | None, object, bool]],
+        at: _Place,
+        path: str,
+        title: str,
+        name: str,
+    ) -> _Measured:
+        """Measure a non-empty container from its members."""
+        children = self._children(members, at, path)
         end = children[-1].end + 1
         chars = at.before + 2 * at.indent + 4 + at.after + sum(child.chars for child in children)
         chunks = self._batch(children, path) if chars > MAX_CHUNK_CHARS else None
         return _Measured(at.line, end, chars, title, name, chunks)
 
     def _children(
-        self, value: dict[str, Any] | list[Any], at: _Place, path: str
+        self, members: Iterable[tuple[str | None, object, bool]], at: _Place, path: str
     ) -> list[_Measured]:
-        """Measure each member of a non-empty container written where `at` says."""
+        """Measure each (key, value, is last) member of a container written where `at` says;
+        keys are None in an array."""
         children: list[_Measured] = []
-        indent, line, last = at.indent + 1, at.line + 1, len(value) - 1
+        indent, line = at.indent + 1, at.line + 1
         in_outline = at.indent < _OUTLINE_DEPTH
-        if isinstance(value, dict):
-            for position, (key, child) in enumerate(value.items()):
+        for position, (key, child, last) in enumerate(members):
+            if key is not None:
                 if in_outline:
                     self.outline.append(OutlineEntry(line + 1, one_line(key), at.indent))
-                place = _Place(
-                    line, indent, 2 * indent + len(encode_basestring(key)) + 2, int(position < last)
-                )
-                child_path = _member_path(path, key)
-                measured = self._measure(child, place, child_path, child_path, key)
-                children.append(measured)
-                line = measured.end + 1
-            return children
-        for position, child in enumerate(value):
-            identity = identity_of(child)
-            name = f"[{position}]" + (f" {identity}" if identity else "")
-            if in_outline:
-                self.outline.append(OutlineEntry(line + 1, name, at.indent))
-            child_path = f"{path}[{position}]"
-            title = child_path + (f" ({identity})" if identity else "")
-            measured = self._measure(
-                child,
-                _Place(line, indent, 2 * indent, int(position < last)),
-                child_path,
-                title,
-                name,
-            )
+                before = 2 * indent + len(encode_basestring(key)) + 2
+                child_path = title = _member_path(path, key)
+                name = key
+            else:
+                identity = identity_of(child)
+                name = f"[{position}]" + (f" {identity}" if identity else "")
+                if in_outline:
+                    self.outline.append(OutlineEntry(line + 1, name, at.indent))
+                before = 2 * indent
+                child_path = f"{path}[{position}]"
+                title = child_path + (f" ({identity})" if identity else "")
+            place = _Place(line, indent, before, 0 if last else 1)
+            measured = self._measure(child, place, child_path, title, name)
             children.append(measured)
             line = measured.end + 1
         return children
@@ -235,6 +266,17 @@ class JsonChunker:
         return make_chunk(batch[0].start, batch[-1].end, title)
 
 
+def _chunk_members(text: str) -> tuple[Lines, list[Chunk], list[OutlineEntry]] | None:
+    """`chunk_json` one top-level member at a time; None when the document must be whole."""
+    members = JsonMembers(text)
+    chunker = JsonChunker(_orjson_pretty)
+    try:
+        chunks = chunker.chunk_members(members)
+    except (ValueError, TypeError, RecursionError):  # orjson's errors are among these
+        return None
+    return Lines.of(members.text), chunks, chunker.outline
+
+
 def _member_path(path: str, key: str) -> str:
     """Return the JSONPath-style path of `key` under `path`."""
     if key.isidentifier():
@@ -245,9 +287,14 @@ def _member_path(path: str, key: str) -> str:
 def chunk_json(text: str) -> tuple[Lines, list[Chunk], list[OutlineEntry]] | None:
     """Pretty-print and chunk `text` when it is one JSON object or array, else None.
 
+    A large document is read one top-level member at a time when it can be
+    (`JsonMembers`), else whole.
+
     Raises:
         RecursionError: nesting deeper than the chunker can follow.
     """
+    if len(text) >= STREAM_MIN_CHARS and (streamed := _chunk_members(text)) is not None:
+        return streamed
     parsed = parse_json_document(text)
     if parsed is None:
         return None

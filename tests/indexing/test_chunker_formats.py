@@ -2,11 +2,12 @@
 
 import json
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexing.chunker import DocumentFormat, Lines, chunk_document, detect_format
+from indexing.chunker import DocumentFormat, Lines, chunk_document, detect_format, jsondoc
 from indexing.chunker.plaintext import section_titles
 from indexing.chunker.sizing import MAX_CHUNK_CHARS
 from indexing.store import SessionStore
@@ -401,3 +402,49 @@ def test_bodies_are_the_chunks_texts_in_order(text: str) -> None:
     document = chunk_document(text)
     assert any(chunk.part for chunk in document.chunks)
     assert list(document.bodies()) == [document.body(chunk) for chunk in document.chunks]
+
+
+def _chunked_json(text: str, stream_min_chars: int) -> tuple:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsondoc, "STREAM_MIN_CHARS", stream_min_chars)
+        document = chunk_document(text)
+    return document.format, list(document.lines), document.chunks, document.outline
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(), json_values) | st.lists(json_values))
+def test_a_json_document_read_member_by_member_is_chunked_as_when_read_whole(
+    value: object,
+) -> None:
+    text = json.dumps(value, indent=(None, 2)[len(str(value)) % 2])
+    assert _chunked_json(text, 0) == _chunked_json(text, 2**62)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[1, NaN, {"a": Infinity}]',  # only the standard library writes these
+        '{"big": 123456789012345678901234567890, "n": 1}',
+        "[1e400, 2]",  # a double overflows to infinity
+        '{"a": 1, "b": 2, "a": 3}',  # a whole parse keeps the last "a", where the first was
+        '{"a": "\\ud800", "b": [1]}',  # a lone surrogate
+        "[1, 2] [3]",  # data after the document
+        "[1, 2,]",
+        '{"a" 1}',
+        "[" * 300 + "]" * 300,  # deeper than orjson goes
+        "[]",
+    ],
+)
+def test_what_cannot_be_read_member_by_member_is_read_whole(text: str) -> None:
+    assert jsondoc._chunk_members(text) is None
+    assert _chunked_json(text, 0) == _chunked_json(text, 2**62)
+
+
+def test_a_plain_document_is_read_member_by_member_into_orjsons_text() -> None:
+    text = ' \n{"k": [true, false, null], "é": {"id": 7, "x": 1.5e-07}}\n '
+    lines, _, outline = jsondoc._chunk_members(text)
+    assert bytes(lines.text) == orjson.dumps(json.loads(text), option=orjson.OPT_INDENT_2)
+    assert [(entry.line, entry.title) for entry in outline if entry.depth == 0] == [
+        (2, "k"),
+        (7, "é"),
+    ]
