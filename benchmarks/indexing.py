@@ -584,9 +584,7 @@ def report(
         "via ctypes) at its peak and after indexing; *text kept* = the document's text as the "
         "store holds it in Python (`Lines.compact()`: ASCII as is, other text as UTF-8); "
         "*Python peak* = tracemalloc peak of the Python heap (chunking, lines, placeholder, "
-        "the text kept; measured in a second run; for JSON it counts orjson's parse buffer, "
-        "reserved at about 14x the input but mostly never touched, so peak RSS is the "
-        "measure). All divided by the input bytes.",
+        "the text kept; measured in a second run). All divided by the input bytes.",
         "",
         "| corpus | size | peak RSS | SQLite peak | SQLite kept | text kept | Python peak |",
         "|---|---:|---:|---:|---:|---:|---:|",
