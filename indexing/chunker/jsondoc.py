@@ -176,6 +176,8 @@ class JsonChunker:
 
     def _measure(self, value: object, at: _Place, path: str, title: str, name: str) -> _Measured:
         """Measure `value` written where `at` says; `path` is its own (JSONPath-like)."""
+        if isinstance(value, JsonMembers):
+            return self._container(value, at, path, title, name)
         if not isinstance(value, dict | list) or not value:
             written = self.encode(value)
             length = at.before + len(written) + at.after
@@ -206,7 +208,8 @@ class JsonChunker:
         """Measure a non-empty container from its members."""
         children = self._children(members, at, path)
         end = children[-1].end + 1
-        chars = at.before + 2 * at.indent + 4 + at.after + sum(child.chars for child in children)
+        # Not `at.after`: a container read member by member learns it only at its end.
+        chars = at.before + 2 * at.indent + 4 + sum(child.chars for child in children)
         chunks = self._batch(children, path) if chars > MAX_CHUNK_CHARS else None
         return _Measured(at.line, end, chars, title, name, chunks)
 

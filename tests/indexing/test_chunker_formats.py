@@ -427,6 +427,7 @@ def test_a_json_document_read_member_by_member_is_chunked_as_when_read_whole(
         '{"big": 123456789012345678901234567890, "n": 1}',
         "[1e400, 2]",  # a double overflows to infinity
         '{"a": 1, "b": 2, "a": 3}',  # a whole parse keeps the last "a", where the first was
+        '{"n": 1, "items": {"x": 1, "x": 2}}',  # the same, one level down
         '{"a": "\\ud800", "b": [1]}',  # a lone surrogate
         "[1, 2] [3]",  # data after the document
         "[1, 2,]",
