@@ -2,7 +2,6 @@
 
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from itertools import accumulate
 
 from indexing.chunker.document import Chunk
 from indexing.text import part_count
@@ -17,16 +16,6 @@ Block = tuple[int, int]
 def make_chunk(start: int, end: int, title: str) -> Chunk:
     """The chunk covering 0-based lines start..end."""
     return Chunk(title, start + 1, end + 1)
-
-
-def split_block(
-    lines: list[str], start: int, end: int, title: str, *, overlap: int = 0
-) -> list[Chunk]:
-    """`split_windows` for lines held in a list (as JSON writes them)."""
-    block = lines[start : end + 1]
-    starts = list(accumulate((len(line) + 1 for line in block), initial=0))
-    windows = split_windows(starts, lambda index: len(block[index]), 0, end - start, title, overlap)
-    return [Chunk(c.title, c.start_line + start, c.end_line + start, c.part) for c in windows]
 
 
 def split_windows(
