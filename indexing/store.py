@@ -65,7 +65,7 @@ class SessionStore:
     """The per-session index. Thread-safe: every method holds one lock.
 
     Calls are synchronous; indexing a large document takes seconds, so asyncio callers
-    should run `add`/`add_document` in a thread (`asyncio.to_thread`).
+    should run `add` (or a reservation's `commit`) in a thread (`asyncio.to_thread`).
     `max_bytes` bounds the UTF-8 size of the indexed text; the oldest documents are
     evicted whole to make room. Only documents up to `trigram_max_bytes` also get the
     trigram index used for substring search (3-4x the text, and most of the indexing time).
@@ -137,7 +137,8 @@ class SessionStore:
         """
         started = time.perf_counter()
         document = chunk_document(text, format)
-        stats = self.add_document(label, document, tool=tool, run=run, trigrams=trigrams)
+        reservation = self.reserve(label, document, tool=tool, run=run, trigrams=trigrams)
+        stats = reservation.commit()
         return replace(stats, seconds=time.perf_counter() - started)
 
     def add_many(
@@ -189,23 +190,6 @@ class SessionStore:
             for info, entry in zip(infos, entries, strict=True)
         ]
 
-    def add_document(
-        self,
-        label: str,
-        document: ParsedDocument,
-        *,
-        tool: str,
-        run: int | None = None,
-        trigrams: bool = True,
-    ) -> DocumentStats:
-        """Index an already chunked document under `label`, evicting old documents if needed.
-
-        Raises:
-            ValueError: the label is already in use (labels are never reused).
-            DocumentTooLargeError: the document alone exceeds `max_bytes`.
-        """
-        return self.reserve(label, document, tool=tool, run=run, trigrams=trigrams).commit()
-
     def reserve(
         self,
         label: str,
@@ -215,7 +199,8 @@ class SessionStore:
         run: int | None = None,
         trigrams: bool = True,
     ) -> Reservation:
-        """Accept a document for `label`; it is indexed by the reservation's `commit()`.
+        """Accept a chunked document for `label`; the reservation's `commit()` indexes it,
+        evicting old documents if needed.
 
         Raises:
             ValueError: the label is already in use (labels are never reused).
