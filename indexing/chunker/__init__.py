@@ -4,7 +4,7 @@ from array import array
 from itertools import accumulate
 
 from indexing.chunker.code import chunk_code
-from indexing.chunker.detect import SAMPLE_LINES, detect_format, detect_line_format
+from indexing.chunker.detect import SAMPLE_LINES, detect_line_format
 from indexing.chunker.document import Chunk, DocumentFormat, OutlineEntry, ParsedDocument
 from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
@@ -37,6 +37,11 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
     packed = _Packed(chunks, outline)
     del chunks, outline
     return ParsedDocument(detected, lines, *packed.unpack())
+
+
+def detect_format(text: str) -> DocumentFormat:
+    """The format `chunk_document` finds in `text`: JSON, Markdown, code or plain text."""
+    return chunk_document(text).format
 
 
 def _chunked(

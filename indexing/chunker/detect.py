@@ -4,8 +4,6 @@ import re
 
 from indexing.chunker.code import TOP_LEVEL_DEFINITION
 from indexing.chunker.document import DocumentFormat
-from indexing.chunker.jsondoc import parse_json_document
-from indexing.text import sanitize, split_lines
 
 SAMPLE_LINES = 2000
 _HEADING = re.compile(r" {0,3}#{1,6}[ \t]+\S")
@@ -13,24 +11,6 @@ _SETEXT_UNDERLINE = re.compile(r" {0,3}(?:={3,}|-{3,})[ \t]*$")
 _FENCE = re.compile(r" {0,3}(?:```|~~~)")
 _CODE_LINE_START = re.compile(r"\s|import\s|from\s+\S+\s+import\s|package\s|use\s|#include|@|//")
 _CODE_LINE_ENDS = (";", "{", "}", "(", ")", "[", "]", ":", ",")
-
-
-def detect_format(text: str) -> DocumentFormat:
-    """Tell JSON, Markdown, source code and plain text (logs included) apart."""
-    text = sanitize(text)
-    if parse_json_document(text) is not None:
-        return DocumentFormat.JSON
-    return detect_line_format(_first_lines(text, SAMPLE_LINES))
-
-
-def _first_lines(text: str, count: int) -> list[str]:
-    """The first `count` lines of `text` (or all of them), without splitting the rest."""
-    end = 0
-    for _ in range(count):
-        end = text.find("\n", end) + 1
-        if not end:
-            return split_lines(text)
-    return split_lines(text[:end])
 
 
 def detect_line_format(lines: list[str]) -> DocumentFormat:
