@@ -38,13 +38,13 @@ def chunk_catalog_document(text: str) -> ParsedDocument:
     if len(sections) > len(_HEADINGS):
         return chunk_document(text, DocumentFormat.MARKDOWN)
     lines = split_lines(text)
-    document_lines = Lines.over(text, lines)
+    document_lines = Lines.of(text.encode())
     heading_lines = [text.count("\n", 0, start) for start in sections]
     ends = [*heading_lines[1:], len(lines)]
     chunks, outline, trail = [], [], []
     for depth, (first, stop) in enumerate(zip(heading_lines, ends, strict=True)):
         name = _heading_name(lines[first], _HEADINGS[depth])
-        if name is None or document_lines.chars(first, stop - 1) > TARGET_CHUNK_CHARS:
+        if name is None or document_lines.size(first, stop - 1) > TARGET_CHUNK_CHARS:
             return chunk_document(text, DocumentFormat.MARKDOWN)
         trail.append(name)
         last = stop - 1

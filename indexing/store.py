@@ -7,9 +7,11 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import count
 from typing import NamedTuple
 
-from indexing.chunker import DocumentFormat, Lines, ParsedDocument, chunk_document
+from indexing.chunker import Chunk, DocumentFormat, Lines, ParsedDocument, chunk_document
+from indexing.chunker.document import chunk_bodies
 from indexing.errors import IndexToolError, evicted_label_error, unknown_label_error
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
 from indexing.fusion import reciprocal_rank_fusion
@@ -37,7 +39,6 @@ class _Entry(NamedTuple):
 
     label: str
     document: ParsedDocument
-    kept: Lines  # the document's lines as the store keeps them (`Lines.compact()`)
     byte_count: int
     with_trigrams: bool
 
@@ -250,10 +251,9 @@ class SessionStore:
         taken = (self._documents, self._evicted, self._reserved, self._failed)
         if any(label in labels for labels in taken):
             raise ValueError(f'label "{label}" is already in use')
-        kept = document.lines.compact()
-        byte_count = kept.utf8_size()
+        byte_count = document.lines.utf8_size()
         with_trigrams = trigrams and byte_count <= self.trigram_max_bytes
-        return _Entry(label, document, kept, byte_count, with_trigrams)
+        return _Entry(label, document, byte_count, with_trigrams)
 
     def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
         """Make room, then write the documents, chunks and FTS rows at once.
@@ -269,7 +269,7 @@ class SessionStore:
         while self._documents and self._total_bytes + needed > self.max_bytes:
             self._evict(next(iter(self._documents.values())))
         infos, doc_id, chunk_id = [], self._next_doc_id, self._next_chunk_id
-        for label, document, _, byte_count, with_trigrams in entries:
+        for label, document, byte_count, with_trigrams in entries:
             last_chunk = chunk_id + len(document.chunks) - 1
             infos.append(
                 DocumentInfo(
@@ -322,7 +322,7 @@ class SessionStore:
         self._next_doc_id, self._next_chunk_id = doc_id, chunk_id
         for info, entry in zip(infos, entries, strict=True):
             self._documents[info.label] = info
-            self._lines[info.label] = entry.kept
+            self._lines[info.label] = entry.document.lines
             self._total_bytes += info.byte_count
         return infos
 
@@ -343,20 +343,25 @@ class SessionStore:
         db = self._connection
         with self._transaction():
             if info.last_chunk >= info.first_chunk:
-                lines = self._lines[info.label].expanded()  # UTF-8 parts would decode per part
-                chunks = db.execute(
-                    "SELECT id, title, start_line, end_line, part FROM chunks"
-                    " WHERE id BETWEEN ? AND ? ORDER BY id",
-                    (info.first_chunk, info.last_chunk),
-                ).fetchall()
+                chunks = [
+                    Chunk(*row)
+                    for row in db.execute(
+                        "SELECT title, start_line, end_line, part FROM chunks"
+                        " WHERE id BETWEEN ? AND ? ORDER BY id",
+                        (info.first_chunk, info.last_chunk),
+                    )
+                ]
+                lines = self._lines[info.label]
                 for table in FTS_TABLES if info.has_trigrams else FTS_TABLES[:1]:
                     # Contentless tables forget a row given exactly the text it was indexed with.
                     db.executemany(
                         f"INSERT INTO {table} ({table}, rowid, title, body)"
                         " VALUES ('delete', ?, ?, ?)",
                         (
-                            (chunk_id, title, lines.span(start, end, part))
-                            for chunk_id, title, start, end, part in chunks
+                            (chunk_id, chunk.title, body)
+                            for chunk_id, chunk, body in zip(
+                                count(info.first_chunk), chunks, chunk_bodies(lines, chunks)
+                            )
                         ),
                     )
             db.execute(

@@ -36,7 +36,7 @@ CREATE VIRTUAL TABLE chunk_trigrams USING fts5(
 );
 """
 # The FTS tables are contentless: a document's text is kept once, by the store in Python
-# (`Lines.compact()`), and a chunk's text is its lines start..end joined with `\n`, or part
+# (its UTF-8 `Lines`), and a chunk's text is its lines start..end joined with `\n`, or part
 # `part` of one long line.
 FTS_TABLES = ("chunk_words", "chunk_trigrams")
 

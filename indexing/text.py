@@ -8,13 +8,16 @@ LINE_PART_CHARS = 2000
 UTF8_BLOCK_CHARS = 1 << 16
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LONE_CARRIAGE_RETURN = re.compile("\r(?!\n)")
+_LINE_END = re.compile(rb"\r\n?")
+_NUL, _REPLACEMENT = b"\x00", "\ufffd".encode()
 
 
 def sanitize(text: str, *, keep_crlf: bool = False) -> str:
     """Return `text` safe for UTF-8 and SQLite: no NUL, no lone surrogates, `\\n` line ends.
 
     `keep_crlf` leaves `\\r\\n` line ends alone (a lone `\\r` still becomes `\\n`), so a
-    large clean text is not copied; `Lines` drops the `\\r` as it slices.
+    large clean text is not copied where line ends do not matter (JSON is parsed and
+    written anew). Documents served by line are made by `encode_document` instead.
     """
     # isascii is O(1) on CPython; only non-ASCII text can hold surrogates.
     if not text.isascii() and not _encodes(text):
@@ -27,6 +30,33 @@ def sanitize(text: str, *, keep_crlf: bool = False) -> str:
         elif text.count("\r") != text.count("\r\n"):
             text = _LONE_CARRIAGE_RETURN.sub("\n", text)
     return text
+
+
+def encode_document(text: str) -> bytearray:
+    """Return `text` as UTF-8 safe for SQLite and line numbers, as `sanitize` makes it.
+
+    Lone surrogates and NUL become U+FFFD, `\\r\\n` and a lone `\\r` become `\\n`. Done a block
+    at a time, into one buffer: the text is never copied whole as a `str` (which can take
+    4 bytes a character) and never held twice.
+    """
+    data = bytearray()
+    start = 0
+    while start < len(text):
+        end = start + UTF8_BLOCK_CHARS
+        if text[end - 1 : end + 1] == "\r\n":
+            end += 1  # a `\r\n` is never cut between blocks
+        block = text[start:end]
+        try:
+            encoded = block.encode("utf-8")
+        except UnicodeEncodeError:
+            encoded = _LONE_SURROGATE.sub("\ufffd", block).encode("utf-8")
+        if _NUL in encoded:
+            encoded = encoded.replace(_NUL, _REPLACEMENT)
+        if b"\r" in encoded:
+            encoded = _LINE_END.sub(b"\n", encoded)
+        data += encoded
+        start = end
+    return data
 
 
 def split_lines(text: str) -> list[str]:

@@ -10,9 +10,9 @@ from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
 from indexing.chunker.markdown import chunk_markdown
 from indexing.chunker.plaintext import chunk_text
-from indexing.text import sanitize
+from indexing.text import encode_document
 
-PACK_MIN_CHARS = 256 * 1024
+PACK_MIN_BYTES = 256 * 1024
 """Smaller documents keep the chunk objects as made: too little memory is at stake."""
 
 __all__ = [
@@ -31,8 +31,8 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
 
     `format` forces a format; a forced JSON that does not parse falls back to detection.
     """
-    detected, lines, chunks, outline = _chunked(sanitize(text, keep_crlf=True), format)
-    if len(lines.text) < PACK_MIN_CHARS:
+    detected, lines, chunks, outline = _chunked(text, format)
+    if len(lines.text) < PACK_MIN_BYTES:
         return ParsedDocument(detected, lines, chunks, outline)
     packed = _Packed(chunks, outline)
     del chunks, outline
@@ -54,8 +54,8 @@ def _chunked(
             json_document = None
         if json_document is not None:
             return DocumentFormat.JSON, *json_document
-    # Chunkers scan the text and size chunks by line offsets: no list of every line.
-    lines = Lines.of(text)
+    # Chunkers scan the UTF-8 text and size chunks by line offsets: no list of every line.
+    lines = Lines.of(encode_document(text))
     if format in (None, DocumentFormat.JSON):
         format = detect_line_format(lines.head(SAMPLE_LINES))
     if format is DocumentFormat.MARKDOWN:

@@ -53,7 +53,7 @@ class ParsedJson(NamedTuple):
     """A JSON object or array, its pretty-printed text and the encoder that wrote it."""
 
     value: dict[str, Any] | list[Any]
-    text: str | bytes  # orjson's UTF-8, or the standard library's `str`
+    text: bytes  # UTF-8
     encode: Encoder
 
 
@@ -85,7 +85,7 @@ def _with_stdlib(text: str) -> ParsedJson | None:
     if not isinstance(value, dict | list):
         return None
     # `"\ud800"` decodes to a lone surrogate, which has no UTF-8 form: U+FFFD replaces it.
-    pretty = sanitize(json.dumps(value, indent=2, ensure_ascii=False))
+    pretty = sanitize(json.dumps(value, indent=2, ensure_ascii=False)).encode()
     return ParsedJson(value, pretty, _stdlib_pretty)
 
 
@@ -296,6 +296,9 @@ def chunk_json(text: str) -> tuple[Lines, list[Chunk], list[OutlineEntry]] | Non
     Raises:
         RecursionError: nesting deeper than the chunker can follow.
     """
+    if not _OPENS_OBJECT_OR_ARRAY.match(text):
+        return None  # before `sanitize`, which reads a text beyond ASCII whole
+    text = sanitize(text, keep_crlf=True)
     if len(text) >= STREAM_MIN_CHARS and (streamed := _chunk_members(text)) is not None:
         return streamed
     parsed = parse_json_document(text)

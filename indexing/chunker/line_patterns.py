@@ -12,17 +12,15 @@ from indexing.chunker.lines import Lines
 
 
 class LinePattern:
-    """A regex matched at line starts; in `pattern`, `$` ends a line (`re.M` is implied).
-
-    A `\\r` before `\\n` is part of the line in the text: patterns that end at `$` allow
-    `\\r?` there.
+    """A regex matched at the line starts of a UTF-8 text; in `pattern`, `$` ends a line
+    (`re.M` is implied). Matched against bytes: classes such as `\\w` and `\\s` are ASCII.
     """
 
     __slots__ = ("_first_line", "_later_lines")
 
     def __init__(self, pattern: str) -> None:
-        self._first_line = re.compile(pattern, re.M)
-        self._later_lines = re.compile(rf"\n(?:{pattern})", re.M)
+        self._first_line = re.compile(pattern.encode(), re.M)
+        self._later_lines = re.compile(rf"\n(?:{pattern})".encode(), re.M)
 
     def matches(self, lines: Lines, stop: int | None = None) -> Iterator[tuple[int, re.Match]]:
         """(0-based line index, match) for every line before line `stop` that matches."""
@@ -33,6 +31,6 @@ class LinePattern:
         index = position = 0  # a line seen and where it starts
         for match in self._later_lines.finditer(text, 0, end):
             line_start = match.start() + 1
-            index += text.count("\n", position, line_start)
+            index += text.count(b"\n", position, line_start)
             position = line_start
             yield index, match

@@ -14,9 +14,9 @@ from indexing.text import one_line
 
 _STRUCTURE = LinePattern(
     r" {0,3}(?=[#`~=-])(?:"
-    r"(?P<hashes>#{1,6})(?=[ \t]|\r?$)(?P<heading>[^\n]*)"
+    r"(?P<hashes>#{1,6})(?=[ \t]|$)(?P<heading>[^\n]*)"
     r"|(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)"
-    r"|(?P<underline>=+|-+)[ \t]*\r?$"
+    r"|(?P<underline>=+|-+)[ \t]*$"
     r")"
 )
 """A line that can open structure: an ATX heading, a code fence or a setext underline.
@@ -59,17 +59,17 @@ def scan_markdown(lines: Lines) -> MarkdownScan:
             continue
         kind = match.lastgroup
         if kind == "heading":
-            level, heading = len(match["hashes"]), _heading_text(match["heading"])
+            level, heading = len(match["hashes"]), _heading_text(match["heading"].decode())
             headings.append(Heading(index, level, heading))
         elif kind == "info":
             fence = match["fence"]
-            if fence[0] == "`" and "`" in match["info"]:
+            if fence[:1] == b"`" and b"`" in match["info"]:
                 continue  # inline code, not a fence: a backtick fence's info has no backtick
-            closing = _closing_fence(fence[0], len(fence)).search(text, match.end())
+            closing = _closing_fence(fence[:1], len(fence)).search(text, match.end())
             closed = len(lines) - 1 if closing is None else lines.index_at(closing.start() + 1)
             fences.append((index, closed))
         elif _is_setext_underline(lines, index, headings):
-            level = 1 if match["underline"][0] == "=" else 2
+            level = 1 if match["underline"][:1] == b"=" else 2
             headings.append(Heading(index - 1, level, lines[index - 1].strip()))
     return MarkdownScan(headings, fences)
 
@@ -79,7 +79,7 @@ def _heading_text(rest: str) -> str:
 
     What `#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$` captures, without a lazy match.
     """
-    content = rest.strip(" \t\r")
+    content = rest.strip(" \t")
     unclosed = content.rstrip("#")
     if unclosed != content and unclosed != unclosed.rstrip(" \t"):
         return unclosed.rstrip(" \t")
@@ -87,9 +87,9 @@ def _heading_text(rest: str) -> str:
 
 
 @cache
-def _closing_fence(char: str, length: int) -> re.Pattern:
+def _closing_fence(char: bytes, length: int) -> re.Pattern:
     """A line of at least `length` fence characters, alone but for whitespace."""
-    return re.compile(rf"\n[^\S\n]*{re.escape(char)}{{{length},}}[^\S\n]*$", re.M)
+    return re.compile(rb"\n[^\S\n]*%b{%d,}[^\S\n]*$" % (re.escape(char), length), re.M)
 
 
 def _is_setext_underline(lines: Lines, index: int, headings: list[Heading]) -> bool:

@@ -1,7 +1,7 @@
 """Pack a run of a document's lines into chunks: paragraphs packed together, big ones cut.
 
 The work is per paragraph, never per line: paragraphs are found by one regex scan of the
-run's text for blank lines, their sizes are character offsets, and line numbers come from
+run's UTF-8 text for blank lines, their sizes are byte offsets, and line numbers come from
 counting newlines at C speed. A run that fits one chunk is not scanned at all.
 """
 
@@ -12,11 +12,11 @@ from indexing.chunker.document import Chunk
 from indexing.chunker.lines import Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, Block, split_windows
 
-_PARAGRAPH_END = re.compile(r"\n(?:[^\S\n]*\n)+")
+_PARAGRAPH_END = re.compile(rb"\n(?:[^\S\n]*\n)+")
 """The newline that ends a paragraph and the blank (or whitespace-only) lines after it."""
-_NONBLANK = re.compile(r"\S")
+_NONBLANK = re.compile(rb"\S")
 _TAIL_CHARS = 256
-"""Trailing whitespace is looked for this many characters at a time, from the end."""
+"""Trailing whitespace is looked for this many bytes at a time, from the end."""
 
 
 def pack_lines(
@@ -42,7 +42,7 @@ def pack_lines(
     if end - start <= TARGET_CHUNK_CHARS:
         return _whole(lines, first, last, title, atoms)
     chunks: list[Chunk] = []
-    chunk_start = chunk_end = -1  # characters of the chunk being filled
+    chunk_start = chunk_end = -1  # bytes of the chunk being filled
     size = 0
     for block_start, block_end in _blocks(lines, start, end, atoms):
         chars = block_end - block_start
@@ -65,7 +65,7 @@ def pack_lines(
 
 
 def _chunk(lines: Lines, start: int, end: int, title: str) -> Chunk:
-    """The chunk of the whole lines at characters start..end (exclusive)."""
+    """The chunk of the whole lines at bytes start..end (exclusive)."""
     return Chunk(title, lines.index_at(start) + 1, lines.index_at(end - 1) + 1)
 
 
@@ -73,23 +73,23 @@ def _whole(lines: Lines, first: int, last: int, title: str, atoms: Sequence[Bloc
     """The one chunk of lines first..last, which fit it: first paragraph or atom to last.
 
     None when every line is blank (an atom's lines never are). Blank lines are counted in
-    the whitespace around the content, not in the whole run (slow on wide characters).
+    the whitespace around the content, not in the whole run.
     """
     text, start, end = lines.text, lines.starts[first], lines.starts[last + 1]
     content = _content(text, start, end)
     if content is None:
         return []
     first_char, last_char = content
-    start_line = first + text.count("\n", start, first_char)
+    start_line = first + text.count(b"\n", start, first_char)
     newline_at_end = end <= len(text)  # the last line's newline is real
-    end_line = last - text.count("\n", last_char, end) + newline_at_end
+    end_line = last - text.count(b"\n", last_char, end) + newline_at_end
     if atoms:  # an atom's opening line is not blank, but its last lines may be
         start_line, end_line = min(start_line, atoms[0][0]), max(end_line, atoms[-1][1])
     return [Chunk(title, start_line + 1, end_line + 1)]
 
 
 def _blocks(lines: Lines, start: int, end: int, atoms: Sequence[Block]) -> Iterator[Block]:
-    """Character spans of the paragraphs and atoms of the whole lines at start..end."""
+    """Byte spans of the paragraphs and atoms of the whole lines at start..end."""
     for atom_first, atom_last in atoms:
         yield from _paragraphs(lines.text, start, lines.starts[atom_first])
         start = lines.starts[atom_last + 1]
@@ -97,8 +97,8 @@ def _blocks(lines: Lines, start: int, end: int, atoms: Sequence[Block]) -> Itera
     yield from _paragraphs(lines.text, start, end)
 
 
-def _paragraphs(text: str, start: int, end: int) -> Iterator[Block]:
-    """Character spans of the runs of non-blank lines among the whole lines at start..end.
+def _paragraphs(text: bytes, start: int, end: int) -> Iterator[Block]:
+    """Byte spans of the runs of non-blank lines among the whole lines at start..end.
 
     A span ends one past its last newline (real, or implied at the end of the text).
     """
@@ -106,8 +106,8 @@ def _paragraphs(text: str, start: int, end: int) -> Iterator[Block]:
     if content is None:
         return
     first_char, last_char = content
-    start = max(start, text.rfind("\n", start, first_char) + 1)
-    line_end = text.find("\n", last_char, end)
+    start = max(start, text.rfind(b"\n", start, first_char) + 1)
+    line_end = text.find(b"\n", last_char, end)
     end = end if line_end < 0 else line_end + 1
     for blank in _PARAGRAPH_END.finditer(text, start, end):
         yield start, blank.start() + 1
@@ -115,8 +115,8 @@ def _paragraphs(text: str, start: int, end: int) -> Iterator[Block]:
     yield start, end
 
 
-def _content(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The first and last non-whitespace characters at start..end; None if there are none."""
+def _content(text: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """The first and last non-whitespace bytes at start..end; None if there are none."""
     found = _NONBLANK.search(text, start, end)
     if found is None:
         return None

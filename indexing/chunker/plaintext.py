@@ -16,7 +16,7 @@ SAMPLE_LINES = 2000
 MIN_SECTIONS = 2
 """Headings title chunks only when the first SAMPLE_LINES lines hold this many sections."""
 _HEADING = LinePattern(
-    r"(?:(?P<section>[A-Z][A-Z0-9 ,&/()'_-]{0,58}[A-Z0-9)])\r?"
+    r"(?:(?P<section>[A-Z][A-Z0-9 ,&/()'_-]{0,58}[A-Z0-9)])"
     r"|(?P<indent> {2,4})(?P<subsection>[A-Z][A-Za-z0-9 ,&/()'_-]{0,58}[A-Za-z0-9)])[^\S\n]*"
     r")$"
 )
@@ -55,10 +55,10 @@ def section_titles(lines: Lines) -> list[tuple[int, str]]:
     section = ""
     for index, match in _HEADING.matches(lines):
         if match["section"]:
-            section = match["section"]
+            section = match["section"].decode()
             titles.append((index, section))
         elif section and _has_subsection_layout(lines, index, len(match["indent"])):
-            titles.append((index, f"{section} > {match['subsection']}"))
+            titles.append((index, f"{section} > {match['subsection'].decode()}"))
     return titles
 
 

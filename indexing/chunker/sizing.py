@@ -8,6 +8,9 @@ from indexing.text import part_count
 
 TARGET_CHUNK_CHARS = 2000
 MAX_CHUNK_CHARS = 3000
+"""Chunk sizes count the UTF-8 bytes of a chunk's text (its characters, for ASCII text); a
+single line is cut into parts when it is longer than MAX_CHUNK_CHARS characters, since
+IndexRead serves long lines in parts of characters."""
 
 Block = tuple[int, int]
 """An inclusive range of 0-based line indexes that should stay together."""

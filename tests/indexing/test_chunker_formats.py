@@ -293,7 +293,7 @@ EXPANSION
 
 def test_man_page_chunks_are_titled_by_section_and_subsection() -> None:
     assert chunk_document(MAN_PAGE).format is DocumentFormat.TEXT
-    assert [title for _, title in section_titles(Lines.of(MAN_PAGE))] == [
+    assert [title for _, title in section_titles(Lines.of(MAN_PAGE.encode()))] == [
         "NAME",
         "DESCRIPTION",
         "EXPANSION",
