@@ -12,6 +12,7 @@ import re
 
 from indexing.chunker import (
     Chunk,
+    ChunkList,
     DocumentFormat,
     Lines,
     OutlineEntry,
@@ -52,7 +53,7 @@ def chunk_catalog_document(text: str) -> ParsedDocument:
             last -= 1
         chunks.append(Chunk(" > ".join(trail), first + 1, last + 1))
         outline.append(OutlineEntry(first + 1, name, depth))
-    return ParsedDocument(DocumentFormat.MARKDOWN, document_lines, chunks, outline)
+    return ParsedDocument(DocumentFormat.MARKDOWN, document_lines, ChunkList(chunks), outline)
 
 
 def _heading_name(line: str, marker: str) -> str | None:

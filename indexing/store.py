@@ -1,22 +1,20 @@
 """SessionStore: one in-memory SQLite FTS5 index per MCP session, bounded in size."""
 
-import json
 import threading
 import time
 from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from itertools import count
 from typing import NamedTuple
 
-from indexing.chunker import Chunk, DocumentFormat, Lines, ParsedDocument, chunk_document
-from indexing.chunker.document import chunk_bodies
+from indexing.chunker import ChunkList, DocumentFormat, Lines, ParsedDocument, chunk_document
 from indexing.errors import IndexToolError, evicted_label_error, unknown_label_error
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
 from indexing.fusion import reciprocal_rank_fusion
 from indexing.stats import CompressionStats, DocumentStats
 from indexing.store_pages import chunk_ranges, line_slices
+from indexing.store_rows import insert_rows_sql, row_batches
 from indexing.store_schema import (
     FTS_TABLES,
     DocumentInfo,
@@ -35,10 +33,12 @@ MAX_SQL_RANGES = 32
 
 
 class _Entry(NamedTuple):
-    """A document about to be inserted."""
+    """A document about to be inserted: what the store keeps of it (not its outline)."""
 
     label: str
-    document: ParsedDocument
+    format: DocumentFormat
+    lines: Lines
+    chunks: ChunkList
     byte_count: int
     with_trigrams: bool
 
@@ -88,6 +88,7 @@ class SessionStore:
         self._failed: dict[str, str] = {}
         self._documents: dict[str, DocumentInfo] = {}
         self._lines: dict[str, Lines] = {}
+        self._chunks: dict[str, ChunkList] = {}
         self._evicted: dict[str, DocumentInfo] = {}
         self._total_bytes = 0
         self._next_doc_id = 1
@@ -105,6 +106,7 @@ class SessionStore:
             self._connection.backup(twin._connection)
             twin._documents = dict(self._documents)
             twin._lines = dict(self._lines)  # immutable: shared, not copied
+            twin._chunks = dict(self._chunks)
             twin._evicted = dict(self._evicted)
             twin._total_bytes = self._total_bytes
             twin._next_doc_id = self._next_doc_id
@@ -187,7 +189,7 @@ class SessionStore:
             infos = self._insert(entries, tool, None)
         seconds = (time.perf_counter() - started) / max(1, len(infos))
         return [
-            _stats(info, len(entry.document.chunks), seconds)
+            _stats(info, len(entry.chunks), seconds)
             for info, entry in zip(infos, entries, strict=True)
         ]
 
@@ -232,7 +234,7 @@ class SessionStore:
             finally:
                 del self._reserved[label]
                 self._settled.notify_all()
-        chunks = len(reservation.entry.document.chunks)
+        chunks = len(reservation.entry.chunks)
         return _stats(info, chunks, time.perf_counter() - started)
 
     def _wait_for_reserved(self) -> None:
@@ -253,7 +255,9 @@ class SessionStore:
             raise ValueError(f'label "{label}" is already in use')
         byte_count = document.lines.utf8_size()
         with_trigrams = trigrams and byte_count <= self.trigram_max_bytes
-        return _Entry(label, document, byte_count, with_trigrams)
+        return _Entry(
+            label, document.format, document.lines, document.chunks, byte_count, with_trigrams
+        )
 
     def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
         """Make room, then write the documents, chunks and FTS rows at once.
@@ -269,16 +273,16 @@ class SessionStore:
         while self._documents and self._total_bytes + needed > self.max_bytes:
             self._evict(next(iter(self._documents.values())))
         infos, doc_id, chunk_id = [], self._next_doc_id, self._next_chunk_id
-        for label, document, byte_count, with_trigrams in entries:
-            last_chunk = chunk_id + len(document.chunks) - 1
+        for label, format, lines, chunks, byte_count, with_trigrams in entries:
+            last_chunk = chunk_id + len(chunks) - 1
             infos.append(
                 DocumentInfo(
                     doc_id,
                     label,
                     tool,
                     run,
-                    document.format,
-                    len(document.lines),
+                    format,
+                    len(lines),
                     byte_count,
                     with_trigrams,
                     chunk_id,
@@ -286,45 +290,26 @@ class SessionStore:
                 )
             )
             doc_id, chunk_id = doc_id + 1, last_chunk + 1
-        written = list(zip(infos, (entry.document for entry in entries), strict=True))
-        db = self._connection
         with self._transaction():
-            db.executemany(
-                "INSERT INTO documents (id, label, tool, run, format, line_count, byte_count)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    (i.id, i.label, tool, run, str(i.format), i.line_count, i.byte_count)
-                    for i in infos
-                ),
-            )
-            db.executemany(
-                "INSERT INTO chunks (id, doc_id, title, start_line, end_line, part)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    (number, info.id, chunk.title, chunk.start_line, chunk.end_line, chunk.part)
-                    for info, document in written
-                    for number, chunk in enumerate(document.chunks, start=info.first_chunk)
-                ),
-            )
-            for table in FTS_TABLES:
-                db.executemany(
-                    f"INSERT INTO {table} (rowid, title, body) VALUES (?, ?, ?)",
-                    (
-                        (number, chunk.title, body)
-                        for info, document in written
-                        if info.has_trigrams or table == FTS_TABLES[0]
-                        for number, (chunk, body) in enumerate(
-                            zip(document.chunks, document.bodies(), strict=True),
-                            start=info.first_chunk,
-                        )
-                    ),
-                )
+            for info, entry in zip(infos, entries, strict=True):
+                self._write_rows(info, entry.lines, entry.chunks)
         self._next_doc_id, self._next_chunk_id = doc_id, chunk_id
         for info, entry in zip(infos, entries, strict=True):
             self._documents[info.label] = info
-            self._lines[info.label] = entry.document.lines
+            self._lines[info.label] = entry.lines
+            self._chunks[info.label] = entry.chunks
             self._total_bytes += info.byte_count
         return infos
+
+    def _write_rows(
+        self, info: DocumentInfo, lines: Lines, chunks: ChunkList, *, delete: bool = False
+    ) -> None:
+        """Write a document's FTS rows (or forget them: `delete`), a batch at a time."""
+        tables = FTS_TABLES if info.has_trigrams else FTS_TABLES[:1]
+        statements = [insert_rows_sql(table, delete=delete) for table in tables]
+        for batch in row_batches(lines, chunks, info.first_chunk):
+            for statement in statements:
+                self._connection.execute(statement, batch)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -340,36 +325,11 @@ class SessionStore:
 
     def _evict(self, info: DocumentInfo) -> None:
         """Drop a whole document and remember its label as evicted."""
-        db = self._connection
         with self._transaction():
-            if info.last_chunk >= info.first_chunk:
-                chunks = [
-                    Chunk(*row)
-                    for row in db.execute(
-                        "SELECT title, start_line, end_line, part FROM chunks"
-                        " WHERE id BETWEEN ? AND ? ORDER BY id",
-                        (info.first_chunk, info.last_chunk),
-                    )
-                ]
-                lines = self._lines[info.label]
-                for table in FTS_TABLES if info.has_trigrams else FTS_TABLES[:1]:
-                    # Contentless tables forget a row given exactly the text it was indexed with.
-                    db.executemany(
-                        f"INSERT INTO {table} ({table}, rowid, title, body)"
-                        " VALUES ('delete', ?, ?, ?)",
-                        (
-                            (chunk_id, chunk.title, body)
-                            for chunk_id, chunk, body in zip(
-                                count(info.first_chunk), chunks, chunk_bodies(lines, chunks)
-                            )
-                        ),
-                    )
-            db.execute(
-                "DELETE FROM chunks WHERE id BETWEEN ? AND ?", (info.first_chunk, info.last_chunk)
-            )
-            db.execute("DELETE FROM documents WHERE id = ?", (info.id,))
+            self._write_rows(info, self._lines[info.label], self._chunks[info.label], delete=True)
         del self._documents[info.label]
         del self._lines[info.label]
+        del self._chunks[info.label]
         self._evicted[info.label] = info
         self._total_bytes -= info.byte_count
 
@@ -479,19 +439,15 @@ class SessionStore:
 
     def _hits(self, chunk_ids: list[int]) -> list[Hit]:
         """Load chunks by id, keeping the given order."""
-        if not chunk_ids:
-            return []
-        rows = self._connection.execute(
-            "SELECT chunks.id, documents.label, title, start_line, end_line, part"
-            " FROM chunks JOIN documents ON documents.id = chunks.doc_id"
-            " WHERE chunks.id IN (SELECT value FROM json_each(?))",
-            (json.dumps(chunk_ids),),
-        )
-        by_id: dict[int, Hit] = {}
-        for chunk_id, label, title, start, end, part in rows:
-            body = self._lines[label].span(start, end, part)
-            by_id[chunk_id] = Hit(chunk_id, label, title, start, end, part, body)
-        return [by_id[chunk_id] for chunk_id in chunk_ids]
+        documents = list(self._documents.values())  # oldest first: chunk ids ascending
+        firsts = [info.first_chunk for info in documents]
+        hits = []
+        for chunk_id in chunk_ids:
+            label = documents[bisect_right(firsts, chunk_id) - 1].label
+            chunk = self._chunks[label][chunk_id - self._documents[label].first_chunk]
+            body = self._lines[label].span(chunk.start_line, chunk.end_line, chunk.part)
+            hits.append(Hit(chunk_id, label, *chunk, body))
+        return hits
 
     def read_lines(
         self, label: str, first: int, last: int, *, skip_chars: int = 0, max_chars: int
@@ -515,3 +471,4 @@ class SessionStore:
             self._connection.close()
             self._documents.clear()
             self._lines.clear()
+            self._chunks.clear()

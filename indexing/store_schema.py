@@ -11,23 +11,6 @@ peak 3.8x a 1 MiB document instead of 2.7x); merging segments less eagerly (defa
 16) wins back the time the smaller buffer costs."""
 
 SCHEMA = """
-CREATE TABLE documents (
-    id INTEGER PRIMARY KEY,
-    label TEXT NOT NULL UNIQUE,
-    tool TEXT NOT NULL,
-    run INTEGER,
-    format TEXT NOT NULL,
-    line_count INTEGER NOT NULL,
-    byte_count INTEGER NOT NULL
-);
-CREATE TABLE chunks (
-    id INTEGER PRIMARY KEY,
-    doc_id INTEGER NOT NULL,
-    title TEXT NOT NULL,
-    start_line INTEGER NOT NULL,
-    end_line INTEGER NOT NULL,
-    part INTEGER
-);
 CREATE VIRTUAL TABLE chunk_words USING fts5(
     title, body, content='', tokenize='porter unicode61'
 );
@@ -35,9 +18,10 @@ CREATE VIRTUAL TABLE chunk_trigrams USING fts5(
     title, body, content='', tokenize='trigram'
 );
 """
-# The FTS tables are contentless: a document's text is kept once, by the store in Python
-# (its UTF-8 `Lines`), and a chunk's text is its lines start..end joined with `\n`, or part
-# `part` of one long line.
+# The FTS tables are contentless and hold only the index: the store keeps each document's
+# text once, in Python (its UTF-8 `Lines`), with its chunks (`ChunkList`); a chunk's rowid
+# is its id, and its text is its lines start..end joined with `\n`, or part `part` of one
+# long line.
 FTS_TABLES = ("chunk_words", "chunk_trigrams")
 
 

@@ -1,8 +1,6 @@
 """Format-aware chunking: every chunk keeps its line range and a title; plus an outline."""
 
-from array import array
-from itertools import accumulate
-
+from indexing.chunker.chunk_list import ChunkList
 from indexing.chunker.code import chunk_code
 from indexing.chunker.detect import SAMPLE_LINES, detect_line_format
 from indexing.chunker.document import Chunk, DocumentFormat, OutlineEntry, ParsedDocument
@@ -12,11 +10,9 @@ from indexing.chunker.markdown import chunk_markdown
 from indexing.chunker.plaintext import chunk_text
 from indexing.text import encode_document
 
-PACK_MIN_BYTES = 256 * 1024
-"""Smaller documents keep the chunk objects as made: too little memory is at stake."""
-
 __all__ = [
     "Chunk",
+    "ChunkList",
     "DocumentFormat",
     "Lines",
     "OutlineEntry",
@@ -32,11 +28,7 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
     `format` forces a format; a forced JSON that does not parse falls back to detection.
     """
     detected, lines, chunks, outline = _chunked(text, format)
-    if len(lines.text) < PACK_MIN_BYTES:
-        return ParsedDocument(detected, lines, chunks, outline)
-    packed = _Packed(chunks, outline)
-    del chunks, outline
-    return ParsedDocument(detected, lines, *packed.unpack())
+    return ParsedDocument(detected, lines, ChunkList(chunks), outline)
 
 
 def detect_format(text: str) -> DocumentFormat:
@@ -63,40 +55,3 @@ def _chunked(
     if format is DocumentFormat.CODE:
         return format, lines, *chunk_code(lines)
     return DocumentFormat.TEXT, lines, chunk_text(lines), []
-
-
-class _Packed:
-    """Chunks and outline held in a few flat arrays while their objects are made anew.
-
-    Made while the list of lines was alive, these small objects sit scattered among the
-    lines and keep Python's allocator from handing that memory back (~50 MiB for a 20 MiB
-    Markdown document, held while the store grows). Packed, freed and made again, they sit
-    together: the process's peak for that document fell from 5.1x to 3.5x its size.
-    """
-
-    def __init__(self, chunks: list[Chunk], outline: list[OutlineEntry]) -> None:
-        unique = list(dict.fromkeys([c.title for c in chunks] + [e.title for e in outline]))
-        number = {title: index for index, title in enumerate(unique)}
-        self.titles = "".join(unique)
-        self.title_ends = array("q", accumulate(map(len, unique)))
-        self.chunks = array("q")
-        for c in chunks:
-            self.chunks.extend((number[c.title], c.start_line, c.end_line, c.part or 0))
-        self.outline = array("q")
-        for e in outline:
-            self.outline.extend((number[e.title], e.line, e.depth))
-
-    def unpack(self) -> tuple[list[Chunk], list[OutlineEntry]]:
-        text, ends = self.titles, self.title_ends
-        titles = [text[start:end] for start, end in zip([0, *ends], ends, strict=False)]
-        fields = self.chunks
-        chunks = [
-            Chunk(titles[fields[at]], fields[at + 1], fields[at + 2], fields[at + 3] or None)
-            for at in range(0, len(fields), 4)
-        ]
-        fields = self.outline
-        outline = [
-            OutlineEntry(fields[at + 1], titles[fields[at]], fields[at + 2])
-            for at in range(0, len(fields), 3)
-        ]
-        return chunks, outline

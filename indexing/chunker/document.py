@@ -1,12 +1,13 @@
 """What chunking produces: chunks with line ranges, an outline, and the document's lines."""
 
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from indexing.chunker.lines import Lines
-from indexing.text import LINE_PART_CHARS
+
+if TYPE_CHECKING:
+    from indexing.chunker.chunk_list import ChunkList
 
 
 class DocumentFormat(StrEnum):
@@ -45,27 +46,9 @@ class ParsedDocument:
 
     format: DocumentFormat
     lines: Lines
-    chunks: list[Chunk]
+    chunks: "ChunkList"
     outline: list[OutlineEntry] = field(default_factory=list)
 
     def body(self, chunk: Chunk) -> str:
         """The text a chunk covers, as it is indexed and shown in search hits."""
         return self.lines.span(chunk.start_line, chunk.end_line, chunk.part)
-
-    def bodies(self) -> Iterator[str]:
-        """Every chunk's body in order (see `chunk_bodies`)."""
-        return chunk_bodies(self.lines, self.chunks)
-
-
-def chunk_bodies(lines: Lines, chunks: Iterable[Chunk]) -> Iterator[str]:
-    """The body of each of `chunks` of `lines`, in order; a long line cut into parts is
-    decoded once for all its parts."""
-    number, line = 0, ""
-    for chunk in chunks:
-        if chunk.part is None:
-            yield lines.span(chunk.start_line, chunk.end_line)
-            continue
-        if chunk.start_line != number:
-            number, line = chunk.start_line, lines[chunk.start_line - 1]
-        offset = (chunk.part - 1) * LINE_PART_CHARS
-        yield line[offset : offset + LINE_PART_CHARS]

@@ -391,19 +391,6 @@ def test_text_windows_and_parts_stay_within_the_bound(pieces: list[str]) -> None
         assert document.body(chunk).strip()  # no chunk of blank lines only
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        json.dumps({"long": "é" * 9_000, "short": [1, 2], "other": "x" * 4_500}),  # UTF-8 lines
-        "intro\n" + "y" * 7_000 + "\n\nplain text after it\n" + "z" * 2_500 + "\n",
-    ],
-)
-def test_bodies_are_the_chunks_texts_in_order(text: str) -> None:
-    document = chunk_document(text)
-    assert any(chunk.part for chunk in document.chunks)
-    assert list(document.bodies()) == [document.body(chunk) for chunk in document.chunks]
-
-
 def _chunked_json(text: str, stream_min_chars: int) -> tuple:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(jsondoc, "STREAM_MIN_CHARS", stream_min_chars)

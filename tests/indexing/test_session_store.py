@@ -243,6 +243,40 @@ def test_evicted_documents_leave_no_search_rows_behind() -> None:
     assert [hit.label for hit in store.search("zebraword")] == ["t:3"]
 
 
+def test_eviction_forgets_every_term_the_document_put_in_the_index() -> None:
+    # Contentless FTS tables forget a row only given exactly the text it was written with:
+    # wide characters and a long line served in parts must be given back byte for byte.
+    store = SessionStore(max_bytes=40_000)
+    old = "# Café 😀\n\nzebraword quokkaId\n" + "ü" * 4_500 + "\n" + "filler text\n" * 1_000
+    store.add("t:1", old, tool="t")
+    store.add("t:2", "plain words only\n" * 2_000, tool="t")
+    assert store.evicted_labels() == ["t:1"]
+    db = store._connection  # the index itself: what a search could still match
+    db.execute("CREATE VIRTUAL TABLE temp.words USING fts5vocab(main, chunk_words, row)")
+    db.execute("CREATE VIRTUAL TABLE temp.grams USING fts5vocab(main, chunk_trigrams, row)")
+    assert {term for (term,) in db.execute("SELECT term FROM words")} == {"plain", "word", "onli"}
+    grams = {term for (term,) in db.execute("SELECT term FROM grams")}
+    assert grams and grams <= {
+        "pla",
+        "lai",
+        "ain",
+        "in ",
+        "n w",
+        " wo",
+        "wor",
+        "ord",
+        "rds",
+        "ds ",
+        "s o",
+        " on",
+        "onl",
+        "nly",
+        "ly\n",
+        "y\np",
+        "\npl",
+    }
+
+
 def test_a_source_between_other_documents_keeps_only_its_chunks() -> None:
     store = SessionStore()
     for name in ("a__x:1", "b__y:1", "a__x:2", "c__z:1"):

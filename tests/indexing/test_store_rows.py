@@ -1,0 +1,51 @@
+"""FTS rows written a batch at a time: SQLite slices exactly each chunk's body from the text."""
+
+import json
+import sqlite3
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexing import store_rows
+from indexing.chunker import chunk_document
+from indexing.store_rows import row_batches
+
+pieces = st.sampled_from(
+    ["word ", "é", "😀", "\n", "\n\n", "# Heading\n", "```\ncode\n```\n", "x" * 2500, "é" * 2100]
+)
+
+
+def bodies_sqlite_slices(document, batch_bytes: int) -> list[tuple[int, str, str]]:
+    """(rowid, title, body) as the store's statement makes them, via SQLite itself."""
+    db = sqlite3.connect(":memory:")
+    rows = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store_rows, "BATCH_BYTES", batch_bytes)
+        for batch in row_batches(document.lines, document.chunks, 7):
+            rows += db.execute(
+                "SELECT ? + key, value ->> 0, CAST(substr(?, (value ->> 1) + 1, value ->> 2)"
+                " AS TEXT) FROM json_each(?)",
+                batch,
+            ).fetchall()
+    db.close()
+    return rows
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(pieces, max_size=40).map("".join), st.sampled_from([1, 64, 4096, 1 << 20]))
+def test_each_row_is_its_chunks_title_and_body(text: str, batch_bytes: int) -> None:
+    document = chunk_document(text)
+    expected = [
+        (7 + number, chunk.title, document.body(chunk))
+        for number, chunk in enumerate(document.chunks)
+    ]
+    assert bodies_sqlite_slices(document, batch_bytes) == expected
+
+
+def test_long_lines_are_sliced_into_the_parts_indexread_serves() -> None:
+    text = json.dumps({"wide": "é" * 9_000, "narrow": "x" * 4_500, "list": [1, 2]})
+    document = chunk_document(text)
+    assert sum(1 for chunk in document.chunks if chunk.part) >= 6
+    rows = bodies_sqlite_slices(document, 1 << 20)
+    assert [body for _, _, body in rows] == [document.body(c) for c in document.chunks]
