@@ -9,7 +9,7 @@ from indexing.chunker.document import Chunk, OutlineEntry
 from indexing.chunker.line_patterns import LinePattern
 from indexing.chunker.lines import Lines
 from indexing.chunker.packing import pack_lines
-from indexing.chunker.sizing import Block
+from indexing.chunker.sizing import TARGET_CHUNK_CHARS, Block
 from indexing.text import one_line
 
 _STRUCTURE = LinePattern(
@@ -26,6 +26,13 @@ first character); `match.lastgroup` tells which structure the line has (the last
 its alternative).
 """
 PREAMBLE_TITLE = "Preamble"
+MERGE_MIN_CHARS = 16 * 1024
+"""Smaller documents keep one chunk per section. Catalog documents are always smaller
+(`indexing.catalog_chunks` builds their chunks as one per section)."""
+SMALL_SECTION_CHARS = 1000
+"""A section up to this size may share its chunk with the small sections that follow it."""
+MAX_MERGED_SECTIONS = 8
+"""At most this many sections share a chunk (and headings its title)."""
 
 
 class Heading(NamedTuple):
@@ -42,6 +49,16 @@ class MarkdownScan:
 
     headings: list[Heading]
     fences: list[Block]
+
+
+class Section(NamedTuple):
+    """0-based lines first..last from a heading; its level, breadcrumb title and name."""
+
+    first: int
+    last: int
+    level: int
+    title: str
+    name: str
 
 
 def scan_markdown(lines: Lines) -> MarkdownScan:
@@ -105,7 +122,11 @@ def _is_setext_underline(lines: Lines, index: int, headings: list[Heading]) -> b
 
 
 def chunk_markdown(lines: Lines) -> tuple[list[Chunk], list[OutlineEntry]]:
-    """Chunk Markdown by section with breadcrumb titles `A > B > C`."""
+    """Chunk Markdown by section with breadcrumb titles `A > B > C`.
+
+    In a document of MERGE_MIN_CHARS or more, runs of small sections share a chunk
+    (`merge_small_sections`).
+    """
     scan = scan_markdown(lines)
     starts = [heading.index for heading in scan.headings]
     fences = _FenceCursor(scan.fences)
@@ -116,14 +137,19 @@ def chunk_markdown(lines: Lines) -> tuple[list[Chunk], list[OutlineEntry]]:
         chunks.extend(pack_lines(lines, 0, first_end, PREAMBLE_TITLE, atoms=atoms))
     names = [one_line(heading.text) or "(untitled)" for heading in scan.headings]
     trail: list[tuple[int, str]] = []  # (level, name) of the headings above
+    sections: list[Section] = []
     for position, heading in enumerate(scan.headings):
         while trail and trail[-1][0] >= heading.level:
             trail.pop()
         trail.append((heading.level, names[position]))
         title = " > ".join(name for _, name in trail)
         end = starts[position + 1] - 1 if position + 1 < len(starts) else len(lines) - 1
-        atoms = fences.take(end)
-        chunks.extend(pack_lines(lines, heading.index, end, title, atoms=atoms))
+        sections.append(Section(heading.index, end, heading.level, title, names[position]))
+    if len(lines.text) >= MERGE_MIN_CHARS:
+        sections = merge_small_sections(lines, sections)
+    for section in sections:
+        atoms = fences.take(section.last)
+        chunks.extend(pack_lines(lines, section.first, section.last, section.title, atoms=atoms))
     outline = [
         OutlineEntry(heading.index + 1, name, heading.level - 1)
         for heading, name in zip(scan.headings, names, strict=True)
@@ -152,3 +178,34 @@ class _FenceCursor:
             taken.append((opening, min(closed, last)))
             self.next += 1
         return taken
+
+
+def merge_small_sections(lines: Lines, sections: list[Section]) -> list[Section]:
+    """Runs of consecutive small sections merged, each into one section that fits a chunk.
+
+    A run starts at a section of at most SMALL_SECTION_CHARS and takes the following ones
+    of that size while the run holds at most TARGET_CHUNK_CHARS and MAX_MERGED_SECTIONS
+    sections and they are not above its level (its subsections and later siblings, never
+    its parent's siblings). Its lines are the sections' lines, first to last (one chunk:
+    it fits); its title is the first section's breadcrumb plus each later heading's name,
+    `A > B; C; D`, so every heading keeps the title weight search gives it.
+    """
+    merged: list[Section] = []
+    size = count = 0  # of the run of small sections that merged[-1] is; 0 when it is not one
+    for section in sections:
+        chars = lines.chars(section.first, section.last)
+        if chars > SMALL_SECTION_CHARS:
+            merged.append(section)
+            size = count = 0
+        elif (
+            0 < count < MAX_MERGED_SECTIONS
+            and size + chars <= TARGET_CHUNK_CHARS
+            and section.level >= merged[-1].level
+        ):
+            run = merged[-1]
+            merged[-1] = run._replace(last=section.last, title=f"{run.title}; {section.name}")
+            size, count = size + chars, count + 1
+        else:
+            merged.append(section)
+            size, count = chars, 1
+    return merged

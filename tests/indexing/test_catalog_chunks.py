@@ -11,6 +11,8 @@ import pytest
 from indexing import catalog_documents as docs
 from indexing.catalog_chunks import chunk_catalog_document
 from indexing.chunker import Chunk, DocumentFormat, OutlineEntry, chunk_document
+from indexing.chunker.markdown import MERGE_MIN_CHARS
+from indexing.chunker.sizing import TARGET_CHUNK_CHARS
 from indexing.store import SessionStore
 
 CATALOGS = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "catalogs").glob("*.json"))
@@ -143,3 +145,23 @@ def test_most_captured_documents_need_no_markdown_parsing(monkeypatch):
         chunk_catalog_document(text)
     # Long descriptions (a section over one chunk) and Markdown inside one take the long way.
     assert 0 < len(parsed_as_markdown) < len(documents) / 10
+
+
+def test_the_shortcut_only_takes_documents_too_small_for_merged_sections():
+    # Its one or two sections of at most TARGET_CHUNK_CHARS never reach MERGE_MIN_CHARS,
+    # where the Markdown chunker starts merging small sections.
+    assert 2 * TARGET_CHUNK_CHARS < MERGE_MIN_CHARS
+    assert max(len(text) for _, text in fixture_documents()) < MERGE_MIN_CHARS
+
+
+def test_long_instructions_with_merged_sections_chunk_as_the_markdown_chunker_does():
+    topics = "".join(f"## Topic {n}\n\nSome advice on topic {n}.\n\n" for n in range(600))
+    text = docs.instructions_document("srv", topics)
+    assert len(text) >= MERGE_MIN_CHARS
+    assert_as_markdown_chunker(text)
+    chunks = chunk_catalog_document(text).chunks
+    assert len(chunks) == 600 // 8 + 1
+    assert chunks[0].title == "Instructions of srv; " + "; ".join(f"Topic {n}" for n in range(7))
+    assert chunks[1].title == "Instructions of srv > Topic 7; " + "; ".join(
+        f"Topic {n}" for n in range(8, 15)
+    )

@@ -1,15 +1,24 @@
 """Format-aware chunking: line ranges, titles, outlines, and size bounds."""
 
 import json
+from unittest import mock
 
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexing.chunker import DocumentFormat, Lines, chunk_document, detect_format, jsondoc
+from indexing.chunker import (
+    Chunk,
+    DocumentFormat,
+    Lines,
+    chunk_document,
+    detect_format,
+    jsondoc,
+    markdown,
+)
 from indexing.chunker.plaintext import section_titles
-from indexing.chunker.sizing import MAX_CHUNK_CHARS
+from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS
 from indexing.store import SessionStore
 from indexing.text import LINE_PART_CHARS, part_count
 
@@ -66,6 +75,106 @@ def test_a_heading_inside_a_code_fence_is_not_a_heading() -> None:
 def test_markdown_outline_records_heading_lines_and_depths() -> None:
     outline = chunk_document(MARKDOWN).outline
     assert [(entry.line, entry.depth) for entry in outline] == [(3, 0), (7, 1), (14, 2), (18, 0)]
+
+
+BIG_SECTION = "# Big\n\n" + "A long paragraph of prose about nothing in particular.\n" * 400
+
+
+def _section(heading: str, words: str, lines: int = 3) -> str:
+    return f"{heading}\n\n" + f"{words} and more text.\n" * lines + "\n"
+
+
+def test_small_sections_of_a_big_document_share_a_chunk_titled_by_every_heading() -> None:
+    small = (
+        _section("## Alpha", "alpha") + _section("### Beta", "beta") + _section("## Gamma", "gamma")
+    )
+    text = (
+        BIG_SECTION
+        + "\n"
+        + small
+        + _section("## Large", "large", 60)
+        + _section("## Delta", "delta")
+    )
+    document = chunk_document(text)
+    assert len(text) >= markdown.MERGE_MIN_CHARS
+    lines = text.splitlines()
+    merged = [chunk for chunk in document.chunks if "Alpha" in chunk.title]
+    assert merged == [
+        Chunk(
+            "Big > Alpha; Beta; Gamma",
+            lines.index("## Alpha") + 1,
+            lines.index("gamma and more text.") + 3,
+        )
+    ]
+    body = document.body(merged[0])
+    assert (
+        body.startswith("## Alpha") and "### Beta" in body and body.endswith("gamma and more text.")
+    )
+    # A section over SMALL_SECTION_CHARS keeps its own chunk; the next small one starts a run.
+    titles = [chunk.title for chunk in document.chunks]
+    assert titles[-2:] == ["Big > Large", "Big > Delta"]
+    assert [entry.title for entry in document.outline] == [
+        "Big", "Alpha", "Beta", "Gamma", "Large", "Delta"
+    ]  # fmt: skip
+
+
+def test_a_run_of_small_sections_stops_at_its_parents_sibling_and_at_the_chunk_size() -> None:
+    deep = _section("### One", "one") + _section("### Two", "two") + _section("## Up", "up")
+    parts = "".join(_section(f"### Part {n}", "part", 20) for n in range(6))  # ~430 chars each
+    document = chunk_document(BIG_SECTION + "\n" + _section("## Parent", "big", 60) + deep + parts)
+    # ## Parent is too big to merge; ### One starts a run that ## Up (a level above) ends;
+    # ## Up and four parts fit in TARGET_CHUNK_CHARS, not five.
+    assert [chunk.title for chunk in document.chunks[-4:]] == [
+        "Big > Parent",
+        "Big > Parent > One; Two",
+        "Big > Up; Part 0; Part 1; Part 2; Part 3",
+        "Big > Up > Part 4; Part 5",
+    ]
+    assert all(len(document.body(chunk)) <= TARGET_CHUNK_CHARS for chunk in document.chunks[-3:])
+
+
+def test_at_most_max_merged_sections_share_a_chunk() -> None:
+    tiny = "".join(f"## Tiny {n}\n\nA line.\n\n" for n in range(10))
+    document = chunk_document(BIG_SECTION + "\n" + tiny)
+    assert markdown.MAX_MERGED_SECTIONS == 8
+    assert [chunk.title for chunk in document.chunks[-2:]] == [
+        "Big > Tiny 0; " + "; ".join(f"Tiny {n}" for n in range(1, 8)),
+        "Big > Tiny 8; Tiny 9",
+    ]
+
+
+def test_a_small_document_keeps_one_chunk_per_section() -> None:
+    text = BIG_SECTION[:2000] + "\n" + _section("## Alpha", "alpha") + _section("## Beta", "beta")
+    assert len(text) < markdown.MERGE_MIN_CHARS
+    titles = [chunk.title for chunk in chunk_document(text).chunks]
+    assert titles[-2:] == ["Big > Alpha", "Big > Beta"]
+
+
+def _unmerged(text: str):
+    with mock.patch.object(markdown, "MERGE_MIN_CHARS", float("inf")):
+        return chunk_document(text, DocumentFormat.MARKDOWN)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(["## A", "### B", "# C", "text", "", "```", "x" * 300]), max_size=120)
+)
+def test_merged_chunks_are_runs_of_the_unmerged_chunks(pieces: list[str]) -> None:
+    text = BIG_SECTION + "\n".join(pieces)
+    merged, unmerged = chunk_document(text, DocumentFormat.MARKDOWN), _unmerged(text)
+    assert merged.outline == unmerged.outline
+    rest = list(unmerged.chunks)
+    for chunk in merged.chunks:
+        run = [rest.pop(0)]
+        while run[-1].end_line < chunk.end_line:
+            run.append(rest.pop(0))
+        # The same lines, from the first chunk's start to the last one's end; every heading.
+        assert (chunk.start_line, chunk.end_line) == (run[0].start_line, run[-1].end_line)
+        assert chunk.title == "; ".join(
+            [run[0].title, *(c.title.split(" > ")[-1] for c in run[1:])]
+        )
+        assert len(run) == 1 or len(merged.body(chunk)) <= TARGET_CHUNK_CHARS
+    assert rest == []
 
 
 def test_a_fenced_code_block_that_fits_a_chunk_is_kept_whole() -> None:
