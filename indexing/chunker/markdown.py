@@ -26,10 +26,10 @@ first character); `match.lastgroup` tells which structure the line has (the last
 its alternative).
 """
 PREAMBLE_TITLE = "Preamble"
-MERGE_MIN_CHARS = 16 * 1024
+MERGE_MIN_BYTES = 16 * 1024
 """Smaller documents keep one chunk per section. Catalog documents are always smaller
 (`indexing.catalog_chunks` builds their chunks as one per section)."""
-SMALL_SECTION_CHARS = 1000
+SMALL_SECTION_BYTES = 1000
 """A section up to this size may share its chunk with the small sections that follow it."""
 MAX_MERGED_SECTIONS = 8
 """At most this many sections share a chunk (and headings its title)."""
@@ -124,7 +124,7 @@ def _is_setext_underline(lines: Lines, index: int, headings: list[Heading]) -> b
 def chunk_markdown(lines: Lines) -> tuple[list[Chunk], list[OutlineEntry]]:
     """Chunk Markdown by section with breadcrumb titles `A > B > C`.
 
-    In a document of MERGE_MIN_CHARS or more, runs of small sections share a chunk
+    In a document of MERGE_MIN_BYTES or more, runs of small sections share a chunk
     (`merge_small_sections`).
     """
     scan = scan_markdown(lines)
@@ -145,7 +145,7 @@ def chunk_markdown(lines: Lines) -> tuple[list[Chunk], list[OutlineEntry]]:
         title = " > ".join(name for _, name in trail)
         end = starts[position + 1] - 1 if position + 1 < len(starts) else len(lines) - 1
         sections.append(Section(heading.index, end, heading.level, title, names[position]))
-    if len(lines.text) >= MERGE_MIN_CHARS:
+    if len(lines.text) >= MERGE_MIN_BYTES:
         sections = merge_small_sections(lines, sections)
     for section in sections:
         atoms = fences.take(section.last)
@@ -183,7 +183,7 @@ class _FenceCursor:
 def merge_small_sections(lines: Lines, sections: list[Section]) -> list[Section]:
     """Runs of consecutive small sections merged, each into one section that fits a chunk.
 
-    A run starts at a section of at most SMALL_SECTION_CHARS and takes the following ones
+    A run starts at a section of at most SMALL_SECTION_BYTES (UTF-8) and takes the following ones
     of that size while the run holds at most TARGET_CHUNK_CHARS and MAX_MERGED_SECTIONS
     sections and they are not above its level (its subsections and later siblings, never
     its parent's siblings). Its lines are the sections' lines, first to last (one chunk:
@@ -193,19 +193,19 @@ def merge_small_sections(lines: Lines, sections: list[Section]) -> list[Section]
     merged: list[Section] = []
     size = count = 0  # of the run of small sections that merged[-1] is; 0 when it is not one
     for section in sections:
-        chars = lines.chars(section.first, section.last)
-        if chars > SMALL_SECTION_CHARS:
+        section_size = lines.size(section.first, section.last)
+        if section_size > SMALL_SECTION_BYTES:
             merged.append(section)
             size = count = 0
         elif (
             0 < count < MAX_MERGED_SECTIONS
-            and size + chars <= TARGET_CHUNK_CHARS
+            and size + section_size <= TARGET_CHUNK_CHARS
             and section.level >= merged[-1].level
         ):
             run = merged[-1]
             merged[-1] = run._replace(last=section.last, title=f"{run.title}; {section.name}")
-            size, count = size + chars, count + 1
+            size, count = size + section_size, count + 1
         else:
             merged.append(section)
-            size, count = chars, 1
+            size, count = section_size, 1
     return merged

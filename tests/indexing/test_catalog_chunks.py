@@ -11,7 +11,7 @@ import pytest
 from indexing import catalog_documents as docs
 from indexing.catalog_chunks import chunk_catalog_document
 from indexing.chunker import Chunk, DocumentFormat, OutlineEntry, chunk_document
-from indexing.chunker.markdown import MERGE_MIN_CHARS
+from indexing.chunker.markdown import MERGE_MIN_BYTES
 from indexing.chunker.sizing import TARGET_CHUNK_CHARS
 from indexing.store import SessionStore
 
@@ -148,16 +148,16 @@ def test_most_captured_documents_need_no_markdown_parsing(monkeypatch):
 
 
 def test_the_shortcut_only_takes_documents_too_small_for_merged_sections():
-    # Its one or two sections of at most TARGET_CHUNK_CHARS never reach MERGE_MIN_CHARS,
+    # Its one or two sections of at most TARGET_CHUNK_CHARS never reach MERGE_MIN_BYTES,
     # where the Markdown chunker starts merging small sections.
-    assert 2 * TARGET_CHUNK_CHARS < MERGE_MIN_CHARS
-    assert max(len(text) for _, text in fixture_documents()) < MERGE_MIN_CHARS
+    assert 2 * TARGET_CHUNK_CHARS < MERGE_MIN_BYTES
+    assert max(len(text.encode()) for _, text in fixture_documents()) < MERGE_MIN_BYTES
 
 
 def test_long_instructions_with_merged_sections_chunk_as_the_markdown_chunker_does():
     topics = "".join(f"## Topic {n}\n\nSome advice on topic {n}.\n\n" for n in range(600))
     text = docs.instructions_document("srv", topics)
-    assert len(text) >= MERGE_MIN_CHARS
+    assert len(text.encode()) >= MERGE_MIN_BYTES
     assert_as_markdown_chunker(text)
     chunks = chunk_catalog_document(text).chunks
     assert len(chunks) == 600 // 8 + 1

@@ -96,7 +96,7 @@ def test_small_sections_of_a_big_document_share_a_chunk_titled_by_every_heading(
         + _section("## Delta", "delta")
     )
     document = chunk_document(text)
-    assert len(text) >= markdown.MERGE_MIN_CHARS
+    assert len(text.encode()) >= markdown.MERGE_MIN_BYTES
     lines = text.splitlines()
     merged = [chunk for chunk in document.chunks if "Alpha" in chunk.title]
     assert merged == [
@@ -110,7 +110,7 @@ def test_small_sections_of_a_big_document_share_a_chunk_titled_by_every_heading(
     assert (
         body.startswith("## Alpha") and "### Beta" in body and body.endswith("gamma and more text.")
     )
-    # A section over SMALL_SECTION_CHARS keeps its own chunk; the next small one starts a run.
+    # A section over SMALL_SECTION_BYTES keeps its own chunk; the next small one starts a run.
     titles = [chunk.title for chunk in document.chunks]
     assert titles[-2:] == ["Big > Large", "Big > Delta"]
     assert [entry.title for entry in document.outline] == [
@@ -145,13 +145,13 @@ def test_at_most_max_merged_sections_share_a_chunk() -> None:
 
 def test_a_small_document_keeps_one_chunk_per_section() -> None:
     text = BIG_SECTION[:2000] + "\n" + _section("## Alpha", "alpha") + _section("## Beta", "beta")
-    assert len(text) < markdown.MERGE_MIN_CHARS
+    assert len(text.encode()) < markdown.MERGE_MIN_BYTES
     titles = [chunk.title for chunk in chunk_document(text).chunks]
     assert titles[-2:] == ["Big > Alpha", "Big > Beta"]
 
 
 def _unmerged(text: str):
-    with mock.patch.object(markdown, "MERGE_MIN_CHARS", float("inf")):
+    with mock.patch.object(markdown, "MERGE_MIN_BYTES", float("inf")):
         return chunk_document(text, DocumentFormat.MARKDOWN)
 
 
