@@ -5,7 +5,7 @@ import re
 LINE_PART_CHARS = 2000
 """Lines longer than this are served (and chunked) in parts of this many characters."""
 
-UTF8_BLOCK_CHARS = 1 << 16
+UTF8_BLOCK_CHARS = 1 << 14
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LONE_CARRIAGE_RETURN = re.compile("\r(?!\n)")
 _LINE_END = re.compile(rb"\r\n?")

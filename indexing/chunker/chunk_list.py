@@ -14,7 +14,7 @@ class ChunkList(Sequence[Chunk]):
     """The chunks of one document, read as `Chunk` tuples but not kept as objects.
 
     A store keeps every indexed document's chunks: as tuples with their titles they cost
-    about 150 bytes each (a 20 MiB Markdown document has tens of thousands), here 32 plus
+    about 150 bytes each (a 20 MiB Markdown document has tens of thousands), here 16 plus
     each distinct title once. Keeping no small objects matters as much as their size:
     made while a document is chunked, they would sit scattered among the freed objects
     of chunking and keep the allocator from handing that memory back.
@@ -24,7 +24,7 @@ class ChunkList(Sequence[Chunk]):
 
     def __init__(self, chunks: Iterable[Chunk] = ()) -> None:
         numbers: dict[str, int] = {}
-        self._fields = array("q")  # title number, start_line, end_line, part (0: none)
+        self._fields = array("I")  # title number, start_line, end_line, part (0: none)
         for title, start_line, end_line, part in chunks:
             number = numbers.setdefault(title, len(numbers))
             self._fields.extend((number, start_line, end_line, part or 0))

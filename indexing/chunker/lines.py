@@ -1,7 +1,7 @@
 """A document's lines kept as its UTF-8 text plus the offsets where lines start.
 
 A list of line strings costs about 57 bytes per line on top of the text (2x the text for
-typical 45-character lines); this keeps 8 bytes per line and decodes lines on demand.
+typical 45-character lines); this keeps 4 bytes per line and decodes lines on demand.
 The text is UTF-8, not a `str`: a `str` holding one character beyond Latin-1 takes 2 or 4
 bytes for every character, and every scan of it reads that much more. Offsets and sizes
 count bytes; what is served (`length`, `piece`, parts) counts characters.
@@ -45,7 +45,7 @@ class Lines:
     @classmethod
     def of(cls, text: bytes | bytearray) -> Lines:
         """Index the lines of UTF-8 `text`."""
-        starts = array("q", [0])
+        starts = array("I" if len(text) < 1 << 32 else "q", [0])  # 4 bytes a line if they do
         position, length = 0, len(text)
         while position < length:
             stop = text.find(b"\n", position + BLOCK_BYTES)
