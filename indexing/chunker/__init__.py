@@ -1,5 +1,8 @@
 """Format-aware chunking: every chunk keeps its line range and a title; plus an outline."""
 
+from collections.abc import Iterator
+from typing import NamedTuple
+
 from indexing.chunker.chunk_list import ChunkList
 from indexing.chunker.code import chunk_code
 from indexing.chunker.detect import SAMPLE_LINES, detect_line_format
@@ -17,41 +20,59 @@ __all__ = [
     "Lines",
     "OutlineEntry",
     "ParsedDocument",
+    "Chunking",
     "chunk_document",
     "detect_format",
+    "start_chunking",
 ]
 
 
-def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDocument:
-    """Split `text` into chunks and an outline; JSON is pretty-printed and served as such.
+class Chunking(NamedTuple):
+    """A document being chunked: its format and lines now, its chunks as they are taken.
+
+    `outline` is complete once `chunks` is exhausted. Taking chunks while another thread
+    indexes those already taken overlaps the two (see `indexing.compressor`).
+    """
+
+    format: DocumentFormat
+    lines: Lines
+    chunks: Iterator[Chunk]
+    outline: list[OutlineEntry]
+
+
+def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
+    """Start chunking `text`; JSON is pretty-printed (and chunked) at once and served as such.
 
     `format` forces a format; a forced JSON that does not parse falls back to detection.
     """
-    detected, lines, chunks, outline = _chunked(text, format)
-    return ParsedDocument(detected, lines, ChunkList(chunks), outline)
-
-
-def detect_format(text: str) -> DocumentFormat:
-    """The format `chunk_document` finds in `text`: JSON, Markdown, code or plain text."""
-    return chunk_document(text).format
-
-
-def _chunked(
-    text: str, format: DocumentFormat | None
-) -> tuple[DocumentFormat, Lines, list[Chunk], list[OutlineEntry]]:
     if format in (None, DocumentFormat.JSON):
         try:
             json_document = chunk_json(text)
         except RecursionError:  # nesting deeper than the writer can follow
             json_document = None
         if json_document is not None:
-            return DocumentFormat.JSON, *json_document
+            lines, chunks, outline = json_document
+            return Chunking(DocumentFormat.JSON, lines, iter(chunks), outline)
     # Chunkers scan the UTF-8 text and size chunks by line offsets: no list of every line.
     lines = Lines.of(encode_document(text))
     if format in (None, DocumentFormat.JSON):
         format = detect_line_format(lines.head(SAMPLE_LINES))
     if format is DocumentFormat.MARKDOWN:
-        return format, lines, *chunk_markdown(lines)
-    if format is DocumentFormat.CODE:
-        return format, lines, *chunk_code(lines)
-    return DocumentFormat.TEXT, lines, chunk_text(lines), []
+        chunks, outline = chunk_markdown(lines)
+    elif format is DocumentFormat.CODE:
+        chunks, outline = chunk_code(lines)
+    else:
+        format, chunks, outline = DocumentFormat.TEXT, chunk_text(lines), []
+    return Chunking(format, lines, chunks, outline)
+
+
+def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDocument:
+    """Split `text` into chunks and an outline (`start_chunking`, every chunk taken)."""
+    chunking = start_chunking(text, format)
+    chunks = ChunkList(chunking.chunks)
+    return ParsedDocument(chunking.format, chunking.lines, chunks, chunking.outline)
+
+
+def detect_format(text: str) -> DocumentFormat:
+    """The format `chunk_document` finds in `text`: JSON, Markdown, code or plain text."""
+    return start_chunking(text).format

@@ -1,6 +1,7 @@
 """Source code: one section per top-level definition, with its decorators and comments."""
 
 import re
+from collections.abc import Iterator
 
 from indexing.chunker.document import Chunk, OutlineEntry
 from indexing.chunker.line_patterns import LinePattern
@@ -36,21 +37,24 @@ def definition_indexes(lines: Lines) -> list[int]:
     return [index for index, _ in _DEFINITION_LINE.matches(lines)]
 
 
-def chunk_code(lines: Lines) -> tuple[list[Chunk], list[OutlineEntry]]:
-    """Chunk source code by top-level definition, titled by the definition's first line."""
+def chunk_code(lines: Lines) -> tuple[Iterator[Chunk], list[OutlineEntry]]:
+    """Chunk source code by top-level definition, titled by the definition's first line:
+    the chunks (made as they are taken) and the outline."""
     definitions = definition_indexes(lines)
+    outline = [OutlineEntry(index + 1, _signature(lines[index])) for index in definitions]
+    return _chunks(lines, definitions, [entry.title for entry in outline]), outline
+
+
+def _chunks(lines: Lines, definitions: list[int], titles: list[str]) -> Iterator[Chunk]:
     starts = [
         _attach_leading_lines(lines, index, floor) for index, floor in _with_floors(definitions)
     ]
-    chunks: list[Chunk] = []
     if not starts or starts[0] > 0:
         header_end = (starts[0] if starts else len(lines)) - 1
-        chunks.extend(pack_lines(lines, 0, header_end, PREAMBLE_TITLE))
-    for position, (start, definition) in enumerate(zip(starts, definitions, strict=True)):
-        end = starts[position + 1] - 1 if position + 1 < len(starts) else len(lines) - 1
-        chunks.extend(pack_lines(lines, start, end, _signature(lines[definition])))
-    outline = [OutlineEntry(index + 1, _signature(lines[index])) for index in definitions]
-    return chunks, outline
+        yield from pack_lines(lines, 0, header_end, PREAMBLE_TITLE)
+    ends = [start - 1 for start in starts[1:]] + [len(lines) - 1] * bool(starts)
+    for start, end, title in zip(starts, ends, titles, strict=True):
+        yield from pack_lines(lines, start, end, title)
 
 
 def _with_floors(definitions: list[int]) -> list[tuple[int, int]]:

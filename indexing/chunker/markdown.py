@@ -1,6 +1,7 @@
 """Markdown: sections at headings titled by breadcrumbs; fenced code blocks stay whole."""
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
@@ -121,40 +122,46 @@ def _is_setext_underline(lines: Lines, index: int, headings: list[Heading]) -> b
     return index == 1 or not lines[index - 2].strip()
 
 
-def chunk_markdown(lines: Lines) -> tuple[list[Chunk], list[OutlineEntry]]:
-    """Chunk Markdown by section with breadcrumb titles `A > B > C`.
+def chunk_markdown(lines: Lines) -> tuple[Iterator[Chunk], list[OutlineEntry]]:
+    """Chunk Markdown by section with breadcrumb titles `A > B > C`: the chunks (made as
+    they are taken) and the outline.
 
     In a document of MERGE_MIN_BYTES or more, runs of small sections share a chunk
     (`merge_small_sections`).
     """
     scan = scan_markdown(lines)
-    starts = [heading.index for heading in scan.headings]
-    fences = _FenceCursor(scan.fences)
-    chunks: list[Chunk] = []
-    if not starts or starts[0] > 0:
-        first_end = (starts[0] if starts else len(lines)) - 1
-        atoms = fences.take(first_end)
-        chunks.extend(pack_lines(lines, 0, first_end, PREAMBLE_TITLE, atoms=atoms))
     names = [one_line(heading.text) or "(untitled)" for heading in scan.headings]
-    trail: list[tuple[int, str]] = []  # (level, name) of the headings above
-    sections: list[Section] = []
-    for position, heading in enumerate(scan.headings):
-        while trail and trail[-1][0] >= heading.level:
-            trail.pop()
-        trail.append((heading.level, names[position]))
-        title = " > ".join(name for _, name in trail)
-        end = starts[position + 1] - 1 if position + 1 < len(starts) else len(lines) - 1
-        sections.append(Section(heading.index, end, heading.level, title, names[position]))
-    if len(lines.text) >= MERGE_MIN_BYTES:
-        sections = merge_small_sections(lines, sections)
-    for section in sections:
-        atoms = fences.take(section.last)
-        chunks.extend(pack_lines(lines, section.first, section.last, section.title, atoms=atoms))
     outline = [
         OutlineEntry(heading.index + 1, name, heading.level - 1)
         for heading, name in zip(scan.headings, names, strict=True)
     ]
-    return chunks, outline
+    return _chunks(lines, scan, names), outline
+
+
+def _chunks(lines: Lines, scan: MarkdownScan, names: list[str]) -> Iterator[Chunk]:
+    fences = _FenceCursor(scan.fences)
+    first_heading = scan.headings[0].index if scan.headings else len(lines)
+    if first_heading > 0:
+        atoms = fences.take(first_heading - 1)
+        yield from pack_lines(lines, 0, first_heading - 1, PREAMBLE_TITLE, atoms=atoms)
+    sections = _sections(scan.headings, names, len(lines))
+    if len(lines.text) >= MERGE_MIN_BYTES:
+        sections = merge_small_sections(lines, sections)
+    for section in sections:
+        atoms = fences.take(section.last)
+        yield from pack_lines(lines, section.first, section.last, section.title, atoms=atoms)
+
+
+def _sections(headings: list[Heading], names: list[str], line_count: int) -> Iterator[Section]:
+    """Each heading's section, up to the next heading, titled by its breadcrumb."""
+    trail: list[tuple[int, str]] = []  # (level, name) of the headings above
+    ends = [heading.index - 1 for heading in headings[1:]] + [line_count - 1] * bool(headings)
+    for heading, name, end in zip(headings, names, ends, strict=True):
+        while trail and trail[-1][0] >= heading.level:
+            trail.pop()
+        trail.append((heading.level, name))
+        title = " > ".join([name for _, name in trail])
+        yield Section(heading.index, end, heading.level, title, name)
 
 
 class _FenceCursor:
@@ -180,32 +187,37 @@ class _FenceCursor:
         return taken
 
 
-def merge_small_sections(lines: Lines, sections: list[Section]) -> list[Section]:
+def merge_small_sections(lines: Lines, sections: Iterable[Section]) -> Iterator[Section]:
     """Runs of consecutive small sections merged, each into one section that fits a chunk.
 
-    A run starts at a section of at most SMALL_SECTION_BYTES (UTF-8) and takes the following ones
-    of that size while the run holds at most TARGET_CHUNK_CHARS and MAX_MERGED_SECTIONS
+    A run starts at a section of at most SMALL_SECTION_BYTES (UTF-8) and takes the following
+    ones of that size while the run holds at most TARGET_CHUNK_CHARS and MAX_MERGED_SECTIONS
     sections and they are not above its level (its subsections and later siblings, never
     its parent's siblings). Its lines are the sections' lines, first to last (one chunk:
     it fits); its title is the first section's breadcrumb plus each later heading's name,
     `A > B; C; D`, so every heading keeps the title weight search gives it.
     """
-    merged: list[Section] = []
-    size = count = 0  # of the run of small sections that merged[-1] is; 0 when it is not one
+    run: Section | None = None  # the run of small sections being merged
+    size = count = 0  # of the run
     for section in sections:
         section_size = lines.size(section.first, section.last)
-        if section_size > SMALL_SECTION_BYTES:
-            merged.append(section)
-            size = count = 0
-        elif (
-            0 < count < MAX_MERGED_SECTIONS
+        if (
+            run is not None
+            and section_size <= SMALL_SECTION_BYTES
+            and count < MAX_MERGED_SECTIONS
             and size + section_size <= TARGET_CHUNK_CHARS
-            and section.level >= merged[-1].level
+            and section.level >= run.level
         ):
-            run = merged[-1]
-            merged[-1] = run._replace(last=section.last, title=f"{run.title}; {section.name}")
+            title = f"{run.title}; {section.name}"
+            run = Section(run.first, section.last, run.level, title, run.name)
             size, count = size + section_size, count + 1
+            continue
+        if run is not None:
+            yield run
+            run = None
+        if section_size > SMALL_SECTION_BYTES:
+            yield section
         else:
-            merged.append(section)
-            size, count = section_size, 1
-    return merged
+            run, size, count = section, section_size, 1
+    if run is not None:
+        yield run

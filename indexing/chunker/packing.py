@@ -27,8 +27,8 @@ def pack_lines(
     *,
     atoms: Sequence[Block] = (),
     overlap: int = 0,
-) -> list[Chunk]:
-    """Chunk 0-based lines first..last, each chunk titled `title`.
+) -> Iterator[Chunk]:
+    """Chunk 0-based lines first..last, each chunk titled `title` (made as they are taken).
 
     Paragraphs (runs of non-blank lines) are packed into chunks of about
     TARGET_CHUNK_CHARS; one longer than MAX_CHUNK_CHARS is cut into windows sharing
@@ -37,22 +37,22 @@ def pack_lines(
     their newlines, not the blank lines around it.
     """
     if last < first:
-        return []
+        return
     start, end = lines.starts[first], lines.starts[last + 1]
     if end - start <= TARGET_CHUNK_CHARS:
-        return _whole(lines, first, last, title, atoms)
-    chunks: list[Chunk] = []
+        yield from _whole(lines, first, last, title, atoms)
+        return
     chunk_start = chunk_end = -1  # bytes of the chunk being filled
     size = 0
     for block_start, block_end in _blocks(lines, start, end, atoms):
         chars = block_end - block_start
         if chunk_start >= 0 and (size + chars > TARGET_CHUNK_CHARS or chars > MAX_CHUNK_CHARS):
-            chunks.append(_chunk(lines, chunk_start, chunk_end, title))
+            yield _chunk(lines, chunk_start, chunk_end, title)
             chunk_start = -1
         if chars > MAX_CHUNK_CHARS:
             block_first, block_last = lines.index_at(block_start), lines.index_at(block_end - 1)
-            chunks.extend(
-                split_windows(lines.starts, lines.length, block_first, block_last, title, overlap)
+            yield from split_windows(
+                lines.starts, lines.length, block_first, block_last, title, overlap
             )
             continue
         if chunk_start < 0:
@@ -60,8 +60,7 @@ def pack_lines(
         chunk_end = block_end
         size += chars
     if chunk_start >= 0:
-        chunks.append(_chunk(lines, chunk_start, chunk_end, title))
-    return chunks
+        yield _chunk(lines, chunk_start, chunk_end, title)
 
 
 def _chunk(lines: Lines, start: int, end: int, title: str) -> Chunk:

@@ -5,6 +5,8 @@ Text laid out like a rendered man page (ALL-CAPS section headings at column 0, s
 the headings they sit under, e.g. `EXPANSION > Parameter Expansion`.
 """
 
+from collections.abc import Iterator
+
 from indexing.chunker.document import Chunk
 from indexing.chunker.line_patterns import LinePattern
 from indexing.chunker.lines import Lines
@@ -23,24 +25,22 @@ _HEADING = LinePattern(
 """An ALL-CAPS section heading, or an indented line that may be a subsection heading."""
 
 
-def chunk_text(lines: Lines) -> list[Chunk]:
+def chunk_text(lines: Lines) -> Iterator[Chunk]:
     """Chunk text by paragraph; runs too long for one chunk become overlapping windows.
 
     Each chunk is titled by its first line, which for logs is usually the most telling, or
-    by the section headings above it when the text has man-page-like headings.
+    by the section headings above it when the text has man-page-like headings. Chunks are
+    made as they are taken.
     """
-    chunks = pack_lines(lines, 0, len(lines) - 1, "", overlap=WINDOW_OVERLAP_LINES)
     headings = section_titles(lines)
-    titled: list[Chunk] = []
     position, current = 0, ""
-    for chunk in chunks:
+    for chunk in pack_lines(lines, 0, len(lines) - 1, "", overlap=WINDOW_OVERLAP_LINES):
         while position < len(headings) and headings[position][0] < chunk.start_line:
             current = headings[position][1]
             position += 1
         first_line = lines.span(chunk.start_line, chunk.start_line, chunk.part)
         title = current or one_line(first_line[:400], 80)
-        titled.append(Chunk(title, chunk.start_line, chunk.end_line, chunk.part))
-    return titled
+        yield Chunk(title, chunk.start_line, chunk.end_line, chunk.part)
 
 
 def section_titles(lines: Lines) -> list[tuple[int, str]]:
