@@ -2,44 +2,41 @@
 
 import logging
 import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
-from indexing.chunker import chunk_document
+from indexing.chunker import start_chunking
 from indexing.labels import LABELS, LabelCounter
 from indexing.placeholder import render_placeholder
 from indexing.stats import CompressionStats
 from indexing.store import DocumentTooLargeError, Reservation, SessionStore
+from indexing.store_feed import ChunkFeed, DocumentAbandoned
 from indexing.text import sanitize, utf8_size
 
 logger = logging.getLogger(__name__)
 
 
+_WRITERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="localrouter-indexing")
+"""Index responses while they are chunked, and after their placeholder went out. Threads of
+their own: reads waiting for a write in the default executor can never hold them up."""
+
+
 @dataclass(frozen=True, slots=True)
 class Compression:
-    """A response accepted for indexing: the placeholder to deliver, and the writing left."""
+    """A response accepted for indexing: the placeholder to deliver, and its indexing.
+
+    The store is written on a writer thread while the response is chunked; reads of the
+    store wait for it. `indexed` completes with the statistics, or with what failed.
+    """
 
     placeholder: str
-    reservation: Reservation
-    original_bytes: int
-    started: float
+    indexed: Future[CompressionStats]
 
     def index(self) -> CompressionStats:
-        """Write the document to the store (reads of the store wait for it) and record it."""
-        store = self.reservation.store
-        with store.exclusive():  # readers see the document and its statistics together
-            indexed = self.reservation.commit()
-            stats = CompressionStats(
-                label=indexed.label,
-                tool=self.reservation.tool,
-                run=self.reservation.run,  # always set for responses
-                original_bytes=self.original_bytes,
-                delivered_bytes=utf8_size(self.placeholder),
-                lines=indexed.lines,
-                chunks=indexed.chunks,
-                seconds=time.perf_counter() - self.started,
-            )
-            store.stats.append(stats)
-        return stats
+        """Wait until the response is indexed; raises what indexing raised."""
+        return self.indexed.result()
 
 
 class ResponseCompressor:
@@ -81,31 +78,25 @@ class ResponseCompressor:
         """Chunk `text`, reserve its label and render the placeholder; None to pass it on.
 
         Text up to `threshold` UTF-8 bytes passes through; so does text whose placeholder
-        would not be smaller, and text larger than the store's whole memory bound. The
-        placeholder can be delivered at once: `index()` writes the store, and reads of the
-        store wait for it.
+        would not be smaller, and text larger than the store's whole memory bound. A writer
+        thread indexes the chunks while the rest are being made (FTS5 runs without the
+        GIL), and is left finishing: the placeholder can be delivered at once, reads of the
+        store wait for the writer, and `index()` waits for it too.
         """
         original_bytes = utf8_size(text)
         if original_bytes <= threshold:
             return None
         started = time.perf_counter()
-        document = chunk_document(text)
+        chunking = start_chunking(text)
         # A run number skipped by a placeholder that turns out bigger is harmless: runs
         # only promise never to be reused.
         tool_name = sanitize(tool_name)
         label = self.counter.next_label(tool_name)
-        placeholder = render_placeholder(
-            label=label.text,
-            original_bytes=original_bytes,
-            lines=document.lines,
-            outline=document.outline,
-            search_tool=search_tool,
-            read_tool=read_tool,
-        )
-        if utf8_size(placeholder) >= original_bytes:
-            return None
+        feed = ChunkFeed(chunking.lines)
         try:
-            reservation = self.store.reserve(label.text, document, tool=tool_name, run=label.run)
+            reservation = self.store.reserve(
+                label.text, chunking.format, feed, tool=tool_name, run=label.run
+            )
         except DocumentTooLargeError:
             logger.warning(
                 "Response of %s not indexed: %d bytes exceed the store bound",
@@ -113,4 +104,70 @@ class ResponseCompressor:
                 original_bytes,
             )
             return None
-        return Compression(placeholder, reservation, original_bytes, started)
+        placeholder_bytes: Future[int] = Future()  # known once the chunks are all in
+        record = partial(_record, reservation, original_bytes, placeholder_bytes, started)
+        indexed = _start(record)  # writes the chunks as they come
+        kept = False
+        try:
+            for chunk in chunking.chunks:
+                feed.add(chunk)
+            placeholder = render_placeholder(
+                label=label.text,
+                original_bytes=original_bytes,
+                lines=chunking.lines,
+                outline=chunking.outline,
+                search_tool=search_tool,
+                read_tool=read_tool,
+            )
+            placeholder_bytes.set_result(utf8_size(placeholder))
+            kept = placeholder_bytes.result() < original_bytes
+        finally:
+            feed.finish(keep=kept)  # the writer commits, or drops what it wrote
+            if indexed is None:  # no writer thread: the interpreter is shutting down
+                indexed = _run_here(record)
+        return Compression(placeholder, indexed) if kept else None
+
+
+def _record(
+    reservation: Reservation,
+    original_bytes: int,
+    placeholder_bytes: Future[int],
+    started: float,
+) -> CompressionStats | None:
+    """Write a reserved response to its store and record it; None when it was abandoned."""
+    store = reservation.store
+    with store.exclusive():  # readers see the response and its statistics together
+        try:
+            indexed = reservation.commit()
+        except DocumentAbandoned:
+            return None
+        stats = CompressionStats(
+            label=indexed.label,
+            tool=reservation.tool,
+            run=reservation.run,  # always set for responses
+            original_bytes=original_bytes,
+            delivered_bytes=placeholder_bytes.result(),
+            lines=indexed.lines,
+            chunks=indexed.chunks,
+            seconds=time.perf_counter() - started,
+        )
+        store.stats.append(stats)
+    return stats
+
+
+def _start(job: Callable[[], CompressionStats | None]) -> Future | None:
+    """Run `job` on a writer thread; None when no thread can start any more."""
+    try:
+        return _WRITERS.submit(job)
+    except RuntimeError:  # the interpreter is shutting down
+        return None
+
+
+def _run_here(job: Callable[[], CompressionStats | None]) -> Future:
+    """Run `job` in this thread, its outcome as a finished future."""
+    done: Future = Future()
+    try:
+        done.set_result(job())
+    except Exception as error:
+        done.set_exception(error)
+    return done

@@ -13,8 +13,9 @@ from indexing.errors import IndexToolError, evicted_label_error, unknown_label_e
 from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
 from indexing.fusion import reciprocal_rank_fusion
 from indexing.stats import CompressionStats, DocumentStats
+from indexing.store_feed import ChunkFeed, DocumentAbandoned
 from indexing.store_pages import chunk_ranges, line_slices
-from indexing.store_rows import insert_rows_sql, row_batches
+from indexing.store_rows import RELEASED_BATCH, insert_rows_sql, row_batches
 from indexing.store_schema import (
     FTS_TABLES,
     DocumentInfo,
@@ -37,8 +38,7 @@ class _Entry(NamedTuple):
 
     label: str
     format: DocumentFormat
-    lines: Lines
-    chunks: ChunkList
+    feed: ChunkFeed  # its lines, and its chunks: all there, or still being made
     byte_count: int
     with_trigrams: bool
 
@@ -140,7 +140,10 @@ class SessionStore:
         """
         started = time.perf_counter()
         document = chunk_document(text, format)
-        reservation = self.reserve(label, document, tool=tool, run=run, trigrams=trigrams)
+        feed = ChunkFeed(document.lines, document.chunks)
+        reservation = self.reserve(
+            label, document.format, feed, tool=tool, run=run, trigrams=trigrams
+        )
         stats = reservation.commit()
         return replace(stats, seconds=time.perf_counter() - started)
 
@@ -185,32 +188,39 @@ class SessionStore:
         if len(set(labels)) != len(labels):
             raise ValueError("a label is given twice")
         with self._lock:
-            entries = [self._entry(label, document, trigrams) for label, document in documents]
+            entries = [
+                self._entry(
+                    label, document.format, ChunkFeed(document.lines, document.chunks), trigrams
+                )
+                for label, document in documents
+            ]
             infos = self._insert(entries, tool, None)
         seconds = (time.perf_counter() - started) / max(1, len(infos))
         return [
-            _stats(info, len(entry.chunks), seconds)
+            _stats(info, len(entry.feed.chunks), seconds)
             for info, entry in zip(infos, entries, strict=True)
         ]
 
     def reserve(
         self,
         label: str,
-        document: ParsedDocument,
+        format: DocumentFormat,
+        feed: ChunkFeed,
         *,
         tool: str,
         run: int | None = None,
         trigrams: bool = True,
     ) -> Reservation:
-        """Accept a chunked document for `label`; the reservation's `commit()` indexes it,
-        evicting old documents if needed.
+        """Accept a document for `label`; the reservation's `commit()` indexes it, evicting
+        old documents if needed. Its chunks may still be coming: `commit` indexes them as
+        the feed hands them over.
 
         Raises:
             ValueError: the label is already in use (labels are never reused).
             DocumentTooLargeError: the document alone exceeds `max_bytes`.
         """
         with self._lock:
-            entry = self._entry(label, document, trigrams)
+            entry = self._entry(label, format, feed, trigrams)
             if entry.byte_count > self.max_bytes:
                 raise DocumentTooLargeError(
                     f"{entry.byte_count:,} bytes exceed the index bound of {self.max_bytes:,} bytes"
@@ -228,13 +238,15 @@ class SessionStore:
         with self._lock:
             try:
                 (info,) = self._insert([reservation.entry], reservation.tool, reservation.run)
+            except DocumentAbandoned:  # never delivered: the label stays unknown
+                raise
             except Exception as error:
                 self._failed[label] = str(error) or type(error).__name__
                 raise
             finally:
                 del self._reserved[label]
                 self._settled.notify_all()
-        chunks = len(reservation.entry.chunks)
+        chunks = len(reservation.entry.feed.chunks)
         return _stats(info, chunks, time.perf_counter() - started)
 
     def _wait_for_reserved(self) -> None:
@@ -242,7 +254,7 @@ class SessionStore:
         while self._reserved:
             self._settled.wait()
 
-    def _entry(self, label: str, document: ParsedDocument, trigrams: bool) -> _Entry:
+    def _entry(self, label: str, format: DocumentFormat, feed: ChunkFeed, trigrams: bool) -> _Entry:
         """A document ready to insert, once its label is known to be new.
 
         Raises:
@@ -253,11 +265,9 @@ class SessionStore:
         taken = (self._documents, self._evicted, self._reserved, self._failed)
         if any(label in labels for labels in taken):
             raise ValueError(f'label "{label}" is already in use')
-        byte_count = document.lines.utf8_size()
+        byte_count = feed.lines.utf8_size()
         with_trigrams = trigrams and byte_count <= self.trigram_max_bytes
-        return _Entry(
-            label, document.format, document.lines, document.chunks, byte_count, with_trigrams
-        )
+        return _Entry(label, format, feed, byte_count, with_trigrams)
 
     def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
         """Make room, then write the documents, chunks and FTS rows at once.
@@ -272,44 +282,54 @@ class SessionStore:
             )
         while self._documents and self._total_bytes + needed > self.max_bytes:
             self._evict(next(iter(self._documents.values())))
-        infos, doc_id, chunk_id = [], self._next_doc_id, self._next_chunk_id
-        for label, format, lines, chunks, byte_count, with_trigrams in entries:
-            last_chunk = chunk_id + len(chunks) - 1
-            infos.append(
-                DocumentInfo(
-                    doc_id,
-                    label,
-                    tool,
-                    run,
-                    format,
-                    len(lines),
-                    byte_count,
-                    with_trigrams,
-                    chunk_id,
-                    last_chunk,
-                )
-            )
-            doc_id, chunk_id = doc_id + 1, last_chunk + 1
+        infos: list[DocumentInfo] = []
+        chunk_id = self._next_chunk_id
         with self._transaction():
-            for info, entry in zip(infos, entries, strict=True):
-                self._write_rows(info, entry.lines, entry.chunks)
-        self._next_doc_id, self._next_chunk_id = doc_id, chunk_id
+            for doc_id, entry in enumerate(entries, start=self._next_doc_id):
+                self._write_rows(entry.feed, chunk_id, entry.with_trigrams)  # all its chunks
+                last_chunk = chunk_id + len(entry.feed.chunks) - 1
+                infos.append(
+                    DocumentInfo(
+                        doc_id,
+                        entry.label,
+                        tool,
+                        run,
+                        entry.format,
+                        len(entry.feed.lines),
+                        entry.byte_count,
+                        entry.with_trigrams,
+                        chunk_id,
+                        last_chunk,
+                    )
+                )
+                chunk_id = last_chunk + 1
+        self._unbind(with_trigrams=any(entry.with_trigrams for entry in entries))
+        self._next_doc_id += len(infos)
+        self._next_chunk_id = chunk_id
         for info, entry in zip(infos, entries, strict=True):
             self._documents[info.label] = info
-            self._lines[info.label] = entry.lines
-            self._chunks[info.label] = entry.chunks
+            self._lines[info.label] = entry.feed.lines
+            self._chunks[info.label] = entry.feed.chunks
             self._total_bytes += info.byte_count
         return infos
 
     def _write_rows(
-        self, info: DocumentInfo, lines: Lines, chunks: ChunkList, *, delete: bool = False
+        self, feed: ChunkFeed, first_chunk: int, with_trigrams: bool, *, delete: bool = False
     ) -> None:
-        """Write a document's FTS rows (or forget them: `delete`), a batch at a time."""
-        tables = FTS_TABLES if info.has_trigrams else FTS_TABLES[:1]
+        """Write a document's FTS rows (or forget them: `delete`) as its feed hands them over."""
+        tables = FTS_TABLES if with_trigrams else FTS_TABLES[:1]
         statements = [insert_rows_sql(table, delete=delete) for table in tables]
-        for batch in row_batches(lines, chunks, info.first_chunk):
-            for statement in statements:
-                self._connection.execute(statement, batch)
+        for start, stop in feed.ranges():
+            chunks = feed.chunks[start:stop]
+            for batch in row_batches(feed.lines, chunks, first_chunk + start):
+                for statement in statements:
+                    self._connection.execute(statement, batch)
+
+    def _unbind(self, *, with_trigrams: bool, delete: bool = False) -> None:
+        """Run the row statements on an empty batch: cached, they would keep a copy of the
+        last batch's text (up to a MiB) as long as the store lives."""
+        for table in FTS_TABLES if with_trigrams else FTS_TABLES[:1]:
+            self._connection.execute(insert_rows_sql(table, delete=delete), RELEASED_BATCH)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -326,7 +346,9 @@ class SessionStore:
     def _evict(self, info: DocumentInfo) -> None:
         """Drop a whole document and remember its label as evicted."""
         with self._transaction():
-            self._write_rows(info, self._lines[info.label], self._chunks[info.label], delete=True)
+            feed = ChunkFeed(self._lines[info.label], self._chunks[info.label])
+            self._write_rows(feed, info.first_chunk, info.has_trigrams, delete=True)
+        self._unbind(with_trigrams=info.has_trigrams, delete=True)
         del self._documents[info.label]
         del self._lines[info.label]
         del self._chunks[info.label]

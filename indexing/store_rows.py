@@ -26,6 +26,10 @@ class RowBatch(NamedTuple):
     rows: bytes  # [[title, start, length], ...]: bytes of `text`, in rowid order
 
 
+RELEASED_BATCH = RowBatch(0, memoryview(b""), b"[]")
+"""Writes nothing: run last, so the cached statement no longer holds a batch's text."""
+
+
 def insert_rows_sql(table: str, *, delete: bool = False) -> str:
     """The statement writing one `RowBatch` into FTS `table`, or forgetting it (contentless
     tables forget a row given exactly the title and body it was written with)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 import mcp_types as types
 
@@ -23,10 +23,6 @@ from indexing.search import DEFAULT_HITS, MAX_HITS, Ranker, search_with_labels
 from indexing.store import SessionStore
 
 logger = logging.getLogger(__name__)
-
-_WRITERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="localrouter-indexing")
-"""Writes compressed responses to their stores after the placeholder went out. Threads of
-their own: reads waiting for a write in the default executor can never hold them up."""
 
 
 def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
@@ -162,10 +158,7 @@ async def compress_result(
     )
     if compression is None:
         return result, None
-    try:
-        _WRITERS.submit(compression.index).add_done_callback(_log_failure)
-    except RuntimeError:  # the interpreter is shutting down: write it here, reads wait for it
-        await asyncio.to_thread(compression.index)
+    compression.indexed.add_done_callback(_log_failure)  # the writer is on its own thread
     others = [part for part in result.content if not isinstance(part, types.TextContent)]
     content = [types.TextContent(type="text", text=compression.placeholder), *others]
     return result.model_copy(update={"content": content, "structured_content": None}), compression

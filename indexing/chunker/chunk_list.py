@@ -18,20 +18,44 @@ class ChunkList(Sequence[Chunk]):
     each distinct title once. Keeping no small objects matters as much as their size:
     made while a document is chunked, they would sit scattered among the freed objects
     of chunking and keep the allocator from handing that memory back.
+
+    `ChunkList(chunks)` is complete; `ChunkList()` is filled by `append` (while another
+    thread may read the chunks already there) until `seal` packs its titles.
     """
 
-    __slots__ = ("_titles", "_title_ends", "_fields")
+    __slots__ = ("_fields", "_numbers", "_filling_titles", "_titles", "_title_ends")
 
-    def __init__(self, chunks: Iterable[Chunk] = ()) -> None:
-        numbers: dict[str, int] = {}
+    def __init__(self, chunks: Iterable[Chunk] | None = None) -> None:
         self._fields = array("I")  # title number, start_line, end_line, part (0: none)
-        for title, start_line, end_line, part in chunks:
-            number = numbers.setdefault(title, len(numbers))
-            self._fields.extend((number, start_line, end_line, part or 0))
-        self._titles = "".join(numbers)
-        self._title_ends = array("q", accumulate(map(len, numbers)))
+        self._numbers: dict[str, int] = {}
+        self._filling_titles: list[str] | None = []  # by number, until sealed
+        self._titles = ""
+        self._title_ends = array("q")
+        if chunks is not None:
+            for chunk in chunks:
+                self.append(chunk)
+            self.seal()
+
+    def append(self, chunk: Chunk) -> None:
+        """Add a chunk at the end (before `seal`)."""
+        title, start_line, end_line, part = chunk
+        number = self._numbers.get(title)
+        if number is None:
+            number = self._numbers[title] = len(self._numbers)
+            self._filling_titles.append(title)  # type: ignore[union-attr]
+        self._fields.extend((number, start_line, end_line, part or 0))
+
+    def seal(self) -> None:
+        """No more chunks: the titles become one string, the objects are freed."""
+        self._titles = "".join(self._numbers)
+        self._title_ends = array("q", accumulate(map(len, self._numbers)))
+        self._filling_titles = None  # readers in other threads switch to the string
+        self._numbers = {}
 
     def _title(self, number: int) -> str:
+        filling = self._filling_titles
+        if filling is not None:
+            return filling[number]
         start = self._title_ends[number - 1] if number else 0
         return self._titles[start : self._title_ends[number]]
 
@@ -44,7 +68,10 @@ class ChunkList(Sequence[Chunk]):
     def __getitem__(self, index: slice) -> list[Chunk]: ...
     def __getitem__(self, index: int | slice) -> Chunk | list[Chunk]:
         if isinstance(index, slice):
-            return [self[at] for at in range(*index.indices(len(self)))]
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return [self[at] for at in range(start, stop, step)]
+            return list(self._chunks(self._fields[4 * start : 4 * stop]))
         if not -len(self) <= index < len(self):
             raise IndexError("chunk index out of range")
         at = 4 * (index % len(self))
@@ -52,10 +79,12 @@ class ChunkList(Sequence[Chunk]):
         return Chunk(self._title(number), start_line, end_line, part or None)
 
     def __iter__(self) -> Iterator[Chunk]:
-        fields = iter(self._fields)
-        rows = zip(fields, fields, fields, fields, strict=True)
+        return self._chunks(self._fields[:])  # the chunks there now, however many follow
+
+    def _chunks(self, fields: array) -> Iterator[Chunk]:
+        values = iter(fields)
         title, last = "", -1
-        for number, start_line, end_line, part in rows:
+        for number, start_line, end_line, part in zip(values, values, values, values, strict=True):
             if number != last:  # consecutive chunks often share a title: sliced once
                 title, last = self._title(number), number
             yield Chunk(title, start_line, end_line, part or None)

@@ -1,15 +1,19 @@
 """SessionStore: indexing, ranked search, line reads, eviction, and resilience."""
 
 import threading
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.chunker import DocumentFormat, chunk_document
+from indexing import store as store_module
+from indexing.chunker import DocumentFormat, chunk_document, start_chunking
 from indexing.errors import IndexToolError, LabelEvictedError
 from indexing.labels import LabelCounter
-from indexing.store import DocumentTooLargeError, SessionStore
+from indexing.store import DocumentTooLargeError, Reservation, SessionStore
+from indexing.store_feed import ChunkFeed, DocumentAbandoned
+from indexing.store_rows import row_batches
 
 GUIDE = """\
 # Installation
@@ -357,9 +361,15 @@ def test_add_many_refuses_a_label_given_twice_and_a_batch_over_the_bound():
     assert store.labels() == [] and store.total_bytes == 0
 
 
+def reserve(store: SessionStore, label: str, text: str) -> Reservation:
+    document = chunk_document(text)
+    feed = ChunkFeed(document.lines, document.chunks)
+    return store.reserve(label, document.format, feed, tool="t", run=1)
+
+
 def test_reads_wait_for_a_reserved_document_to_be_written() -> None:
     store = SessionStore()
-    reservation = store.reserve("t:1", chunk_document(GUIDE), tool="t", run=1)
+    reservation = reserve(store, "t:1", GUIDE)
     found: list[list[str]] = []
     reader = threading.Thread(target=lambda: found.append(store.labels()))
     reader.start()
@@ -373,9 +383,9 @@ def test_reads_wait_for_a_reserved_document_to_be_written() -> None:
 
 def test_a_reserved_label_is_taken_and_a_failed_write_says_so_when_read(monkeypatch) -> None:
     store = SessionStore()
-    reservation = store.reserve("t:1", chunk_document(GUIDE), tool="t", run=1)
+    reservation = reserve(store, "t:1", GUIDE)
     with pytest.raises(ValueError, match="already in use"):
-        store.reserve("t:1", chunk_document(GUIDE), tool="t", run=1)
+        reserve(store, "t:1", GUIDE)
 
     def broken_insert(*args, **kwargs):
         raise MemoryError("out of memory")
@@ -386,3 +396,46 @@ def test_a_reserved_label_is_taken_and_a_failed_write_says_so_when_read(monkeypa
     with pytest.raises(IndexToolError, match='"t:1" could not be indexed: out of memory'):
         store.document("t:1")
     assert store.labels() == []  # and the store goes on working
+
+
+def test_chunks_are_indexed_while_the_rest_are_still_being_made(monkeypatch) -> None:
+    text = "".join(f"# Part {n}\n\nfact{n} " + "filler words " * 400 + "\n\n" for n in range(60))
+    chunking = start_chunking(text)
+    store, feed = SessionStore(), ChunkFeed(chunking.lines)
+    written_before_the_end: list[bool] = []
+
+    def watched(lines, chunks, first_rowid):
+        written_before_the_end.append(feed.chunks._filling_titles is not None)
+        return row_batches(lines, chunks, first_rowid)
+
+    monkeypatch.setattr(store_module, "row_batches", watched)
+    reservation = store.reserve("t:1", chunking.format, feed, tool="t", run=1)
+    writer = threading.Thread(target=reservation.commit)
+    writer.start()
+    for chunk in chunking.chunks:
+        feed.add(chunk)
+        time.sleep(0.001)  # a slow chunker: the writer keeps up
+    feed.finish(keep=True)
+    writer.join(timeout=10)
+    assert written_before_the_end.count(True) >= 2  # rows went in before the last chunk
+    assert [hit.label for hit in store.search("fact0")] == ["t:1"]
+    assert [hit.title for hit in store.search("fact59")] == ["Part 59"]
+    assert len(store._chunks["t:1"]) == len(feed.chunks) == store.document("t:1").last_chunk
+
+
+def test_an_abandoned_document_leaves_no_label_and_no_index_rows() -> None:
+    chunking = start_chunking(GUIDE)
+    store, feed = SessionStore(), ChunkFeed(chunking.lines)
+    reservation = store.reserve("t:1", chunking.format, feed, tool="t", run=1)
+    writer = threading.Thread(target=lambda: pytest.raises(DocumentAbandoned, reservation.commit))
+    writer.start()
+    for chunk in chunking.chunks:
+        feed.add(chunk)
+    feed.finish(keep=False)
+    writer.join(timeout=5)
+    assert not writer.is_alive() and store.labels() == [] and store.search("permissions") == []
+    with pytest.raises(IndexToolError, match="Unknown label"):
+        store.document("t:1")
+    db = store._connection
+    db.execute("CREATE VIRTUAL TABLE temp.words USING fts5vocab(main, chunk_words, row)")
+    assert db.execute("SELECT count(*) FROM words").fetchone() == (0,)
