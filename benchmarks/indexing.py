@@ -56,7 +56,7 @@ import mcp_types as types  # noqa: E402
 
 from benchmarks import _docs  # noqa: E402
 from indexing.chunker import chunk_document  # noqa: E402
-from indexing.compressor import ResponseCompressor  # noqa: E402
+from indexing.compressor import ResponseCompressor, tune_thread_switching  # noqa: E402
 from indexing.labels import LabelCounter  # noqa: E402
 from indexing.search import format_search  # noqa: E402
 from indexing.store import DEFAULT_TRIGRAM_MAX_BYTES, SessionStore  # noqa: E402
@@ -636,6 +636,7 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     options = parse_args()
+    tune_thread_switching()  # as the gateway does (indexing.apps)
     if options.memory_probe:
         kind, target = options.memory_probe
         print(json.dumps(memory_probe(kind, int(target))))

@@ -321,7 +321,7 @@ class SessionStore:
         statements = [insert_rows_sql(table, delete=delete) for table in tables]
         for start, stop in feed.ranges():
             chunks = feed.chunks[start:stop]
-            for batch in row_batches(feed.lines, chunks, first_chunk + start):
+            for batch in row_batches(feed.lines, chunks, first_chunk + start, feed.step):
                 for statement in statements:
                     self._connection.execute(statement, batch)
 

@@ -14,9 +14,6 @@ import orjson
 from indexing.chunker import Chunk, Lines
 from indexing.text import LINE_PART_CHARS, part_count, sanitize
 
-BATCH_BYTES = 64 * 1024
-"""A batch ends once its chunks span this much text (a blob SQLite copies once)."""
-
 
 class RowBatch(NamedTuple):
     """The parameters of `insert_rows_sql`: first rowid, the text, the rows' JSON."""
@@ -42,13 +39,16 @@ def insert_rows_sql(table: str, *, delete: bool = False) -> str:
     )
 
 
-def row_batches(lines: Lines, chunks: Sequence[Chunk], first_rowid: int) -> Iterator[RowBatch]:
-    """The rows of `chunks` (rowids from `first_rowid`) in batches of about BATCH_BYTES."""
+def row_batches(
+    lines: Lines, chunks: Sequence[Chunk], first_rowid: int, batch_bytes: int
+) -> Iterator[RowBatch]:
+    """The rows of `chunks` (rowids from `first_rowid`), a batch once they span `batch_bytes`
+    of text (a blob SQLite copies once)."""
     view = memoryview(lines.text)
     batch: list[tuple[str, int, int]] = []
     low = high = 0
     for title, start, end in _byte_ranges(lines, chunks):
-        if batch and (high - low >= BATCH_BYTES or start < low):
+        if batch and (high - low >= batch_bytes or start < low):
             yield _batch(first_rowid, view, low, high, batch)
             first_rowid += len(batch)
             batch = []

@@ -2,8 +2,8 @@
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import cache
+from itertools import chain
 from typing import NamedTuple
 
 from indexing.chunker.document import Chunk, OutlineEntry
@@ -44,14 +44,6 @@ class Heading(NamedTuple):
     text: str
 
 
-@dataclass(slots=True)
-class MarkdownScan:
-    """Headings and fenced code blocks of a Markdown document (0-based line indexes)."""
-
-    headings: list[Heading]
-    fences: list[Block]
-
-
 class Section(NamedTuple):
     """0-based lines first..last from a heading; its level, breadcrumb title and name."""
 
@@ -62,23 +54,24 @@ class Section(NamedTuple):
     name: str
 
 
-def scan_markdown(lines: Lines) -> MarkdownScan:
-    """Find ATX and setext headings and fenced code blocks; a fence hides headings.
+def scan_markdown(lines: Lines, fences: list[Block]) -> Iterator[Heading]:
+    """The ATX and setext headings, in order, as the scan finds them; a fence hides headings.
 
-    One regex scan of the text finds the lines that can open structure; a fence's closing
-    line is searched for from its opening line, and the lines up to it are passed over.
+    Fenced code blocks are appended to `fences` as they are found: by the time a heading
+    is yielded, every fence above it is there. One regex scan of the text finds the lines
+    that can open structure; a fence's closing line is searched for from its opening line,
+    and the lines up to it are passed over.
     """
     text = lines.text
-    headings: list[Heading] = []
-    fences: list[Block] = []
     closed = -1  # the closing line of the last fence
+    last_heading = -1  # the line of the last heading
     for index, match in _STRUCTURE.matches(lines):
         if index <= closed:
             continue
         kind = match.lastgroup
         if kind == "heading":
-            level, heading = len(match["hashes"]), _heading_text(match["heading"].decode())
-            headings.append(Heading(index, level, heading))
+            last_heading = index
+            yield Heading(index, len(match["hashes"]), _heading_text(match["heading"].decode()))
         elif kind == "info":
             fence = match["fence"]
             if fence[:1] == b"`" and b"`" in match["info"]:
@@ -86,10 +79,10 @@ def scan_markdown(lines: Lines) -> MarkdownScan:
             closing = _closing_fence(fence[:1], len(fence)).search(text, match.end())
             closed = len(lines) - 1 if closing is None else lines.index_at(closing.start() + 1)
             fences.append((index, closed))
-        elif _is_setext_underline(lines, index, headings):
+        elif last_heading != index - 1 and _is_setext_underline(lines, index):
+            last_heading = index - 1
             level = 1 if match["underline"][:1] == b"=" else 2
-            headings.append(Heading(index - 1, level, lines[index - 1].strip()))
-    return MarkdownScan(headings, fences)
+            yield Heading(index - 1, level, lines[index - 1].strip())
 
 
 def _heading_text(rest: str) -> str:
@@ -110,58 +103,64 @@ def _closing_fence(char: bytes, length: int) -> re.Pattern:
     return re.compile(rb"\n[^\S\n]*%b{%d,}[^\S\n]*$" % (re.escape(char), length), re.M)
 
 
-def _is_setext_underline(lines: Lines, index: int, headings: list[Heading]) -> bool:
+def _is_setext_underline(lines: Lines, index: int) -> bool:
     """True for `===`/`---` under a one-line paragraph (not a list item, not a heading)."""
     if index == 0:
         return False
     above = lines[index - 1]
     if not above.strip() or above.startswith((" " * 4, "\t", ">", "-", "*", "+", "|")):
         return False
-    if headings and headings[-1].index == index - 1:
-        return False
     return index == 1 or not lines[index - 2].strip()
 
 
 def chunk_markdown(lines: Lines) -> tuple[Iterator[Chunk], list[OutlineEntry]]:
-    """Chunk Markdown by section with breadcrumb titles `A > B > C`: the chunks (made as
-    they are taken) and the outline.
+    """Chunk Markdown by section with breadcrumb titles `A > B > C`: the chunks, made as
+    they are taken (the scan with them), and the outline, complete once they all are.
 
     In a document of MERGE_MIN_BYTES or more, runs of small sections share a chunk
     (`merge_small_sections`).
     """
-    scan = scan_markdown(lines)
-    names = [one_line(heading.text) or "(untitled)" for heading in scan.headings]
-    outline = [
-        OutlineEntry(heading.index + 1, name, heading.level - 1)
-        for heading, name in zip(scan.headings, names, strict=True)
-    ]
-    return _chunks(lines, scan, names), outline
+    outline: list[OutlineEntry] = []
+    return _chunks(lines, outline), outline
 
 
-def _chunks(lines: Lines, scan: MarkdownScan, names: list[str]) -> Iterator[Chunk]:
-    fences = _FenceCursor(scan.fences)
-    first_heading = scan.headings[0].index if scan.headings else len(lines)
-    if first_heading > 0:
-        atoms = fences.take(first_heading - 1)
-        yield from pack_lines(lines, 0, first_heading - 1, PREAMBLE_TITLE, atoms=atoms)
-    sections = _sections(scan.headings, names, len(lines))
+def _chunks(lines: Lines, outline: list[OutlineEntry]) -> Iterator[Chunk]:
+    fences: list[Block] = []
+    cursor = _FenceCursor(fences)
+    headings = scan_markdown(lines, fences)
+    first = next(headings, None)
+    first_line = len(lines) if first is None else first.index
+    if first_line > 0:
+        atoms = cursor.take(first_line - 1)
+        yield from pack_lines(lines, 0, first_line - 1, PREAMBLE_TITLE, atoms=atoms)
+    if first is None:
+        return
+    sections = _sections(chain([first], headings), len(lines), outline)
     if len(lines.text) >= MERGE_MIN_BYTES:
         sections = merge_small_sections(lines, sections)
     for section in sections:
-        atoms = fences.take(section.last)
+        atoms = cursor.take(section.last)
         yield from pack_lines(lines, section.first, section.last, section.title, atoms=atoms)
 
 
-def _sections(headings: list[Heading], names: list[str], line_count: int) -> Iterator[Section]:
-    """Each heading's section, up to the next heading, titled by its breadcrumb."""
+def _sections(
+    headings: Iterator[Heading], line_count: int, outline: list[OutlineEntry]
+) -> Iterator[Section]:
+    """Each heading's section, up to the next heading, titled by its breadcrumb; each
+    heading's outline entry is added on the way."""
     trail: list[tuple[int, str]] = []  # (level, name) of the headings above
-    ends = [heading.index - 1 for heading in headings[1:]] + [line_count - 1] * bool(headings)
-    for heading, name, end in zip(headings, names, ends, strict=True):
+    heading = next(headings, None)
+    while heading is not None:
+        following = next(headings, None)
+        end = line_count - 1 if following is None else following.index - 1
+        name = one_line(heading.text) or "(untitled)"
+        outline.append(OutlineEntry(heading.index + 1, name, heading.level - 1))
         while trail and trail[-1][0] >= heading.level:
             trail.pop()
         trail.append((heading.level, name))
         title = " > ".join([name for _, name in trail])
         yield Section(heading.index, end, heading.level, title, name)
+        heading = following
 
 
 class _FenceCursor:

@@ -3,11 +3,9 @@
 import json
 import sqlite3
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing import store_rows
 from indexing.chunker import chunk_document
 from indexing.store_rows import row_batches
 
@@ -20,14 +18,12 @@ def bodies_sqlite_slices(document, batch_bytes: int) -> list[tuple[int, str, str
     """(rowid, title, body) as the store's statement makes them, via SQLite itself."""
     db = sqlite3.connect(":memory:")
     rows = []
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(store_rows, "BATCH_BYTES", batch_bytes)
-        for batch in row_batches(document.lines, document.chunks, 7):
-            rows += db.execute(
-                "SELECT ? + key, value ->> 0, CAST(substr(?, (value ->> 1) + 1, value ->> 2)"
-                " AS TEXT) FROM json_each(?)",
-                batch,
-            ).fetchall()
+    for batch in row_batches(document.lines, document.chunks, 7, batch_bytes):
+        rows += db.execute(
+            "SELECT ? + key, value ->> 0, CAST(substr(?, (value ->> 1) + 1, value ->> 2)"
+            " AS TEXT) FROM json_each(?)",
+            batch,
+        ).fetchall()
     db.close()
     return rows
 
