@@ -35,7 +35,7 @@ def insert_rows_sql(table: str, *, delete: bool = False) -> str:
     )
     return (
         f"INSERT INTO {table} ({columns}) SELECT {command}? + key, value ->> 0,"
-        " CAST(substr(?, (value ->> 1) + 1, value ->> 2) AS TEXT) FROM json_each(?)"
+        " ifnull(CAST(substr(?, (value ->> 1) + 1, value ->> 2) AS TEXT), '') FROM json_each(?)"
     )
 
 

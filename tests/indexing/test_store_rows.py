@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexing.chunker import chunk_document
-from indexing.store_rows import row_batches
+from indexing.store_rows import insert_rows_sql, row_batches
 
 pieces = st.sampled_from(
     ["word ", "é", "😀", "\n", "\n\n", "# Heading\n", "```\ncode\n```\n", "x" * 2500, "é" * 2100]
@@ -15,15 +15,12 @@ pieces = st.sampled_from(
 
 
 def bodies_sqlite_slices(document, batch_bytes: int) -> list[tuple[int, str, str]]:
-    """(rowid, title, body) as the store's statement makes them, via SQLite itself."""
+    """(rowid, title, body) as the store's statement writes them, into a plain table."""
     db = sqlite3.connect(":memory:")
-    rows = []
+    db.execute("CREATE TABLE plain (title, body)")
     for batch in row_batches(document.lines, document.chunks, 7, batch_bytes):
-        rows += db.execute(
-            "SELECT ? + key, value ->> 0, CAST(substr(?, (value ->> 1) + 1, value ->> 2)"
-            " AS TEXT) FROM json_each(?)",
-            batch,
-        ).fetchall()
+        db.execute(insert_rows_sql("plain"), batch)
+    rows = db.execute("SELECT rowid, title, body FROM plain ORDER BY rowid").fetchall()
     db.close()
     return rows
 
