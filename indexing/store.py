@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from indexing.chunker import ChunkList, DocumentFormat, Lines, ParsedDocument, chunk_document
 from indexing.errors import IndexToolError, evicted_label_error, unknown_label_error
-from indexing.fts import TRIGRAM_MIN_CHARS, escape_fts
+from indexing.fts import TRIGRAM_MIN_CHARS, any_of, fts_phrases
 from indexing.fusion import reciprocal_rank_fusion
 from indexing.stats import CompressionStats, DocumentStats
 from indexing.store_pages import chunk_ranges, line_slices
@@ -379,24 +379,25 @@ class SessionStore:
             if ranges == []:
                 return []
             candidates = max(limit * 4, 40)
-            tables = [("chunk_words", escape_fts(query))]
+            tables = [("chunk_words", fts_phrases(query))]
             if any(info.has_trigrams for info in chosen):
-                expression = escape_fts(query, min_chars=TRIGRAM_MIN_CHARS, unless_plain=True)
-                tables.append(("chunk_trigrams", expression))
+                phrases = fts_phrases(query, min_chars=TRIGRAM_MIN_CHARS, unless_plain=True)
+                tables.append(("chunk_trigrams", phrases))
             rankings = [
-                self._ranked(table, expression, ranges, candidates)
-                for table, expression in tables
-                if expression is not None
+                self._ranked(table, phrases, ranges, candidates)
+                for table, phrases in tables
+                if phrases
             ]
             return self._hits(reciprocal_rank_fusion(rankings)[:limit])
 
     def _ranked(
-        self, table: str, expression: str, ranges: list[tuple[int, int]] | None, limit: int
+        self, table: str, phrases: list[str], ranges: list[tuple[int, int]] | None, limit: int
     ) -> list[int]:
-        """Chunk ids matching `expression` in one FTS table, best BM25 first.
+        """Chunk ids matching any of `phrases` in one FTS table, best BM25 first.
 
         `ranges` are the chunk id ranges to keep (None: every chunk).
         """
+        expression = any_of(phrases)
         if ranges is not None and len(ranges) > MAX_SQL_RANGES:
             return self._ranked_in_python(table, expression, ranges, limit)
         condition, parameters = "", []
