@@ -378,22 +378,22 @@ class SessionStore:
             ranges = None if len(chosen) == len(self._documents) else chunk_ranges(chosen)
             if ranges == []:
                 return []
-            candidates = max(limit * 4, 40)
             tables = [("chunk_words", fts_phrases(query))]
             if any(info.has_trigrams for info in chosen):
                 phrases = fts_phrases(query, min_chars=TRIGRAM_MIN_CHARS, unless_plain=True)
                 tables.append(("chunk_trigrams", phrases))
+            asked = [(table, phrases) for table, phrases in tables if phrases]
+            # A single ranking fuses to itself: its first `limit` chunks are the answer.
+            candidates = max(limit * 4, 40) if len(asked) > 1 else limit
             rankings = [
-                self._ranked(table, phrases, ranges, candidates)
-                for table, phrases in tables
-                if phrases
+                self._ranked(table, phrases, ranges, candidates) for table, phrases in asked
             ]
             return self._hits(reciprocal_rank_fusion(rankings)[:limit])
 
     def _ranked(
         self, table: str, phrases: list[str], ranges: list[tuple[int, int]] | None, limit: int
     ) -> list[int]:
-        """Chunk ids matching any of `phrases` in one FTS table, best BM25 first.
+        """Chunk ids matching any of `phrases` in one FTS table, best BM25 first (ties: by id).
 
         `ranges` are the chunk id ranges to keep (None: every chunk).
         """
@@ -406,7 +406,7 @@ class SessionStore:
             parameters = [bound for pair in ranges for bound in pair]
         rows = self._connection.execute(
             f"SELECT rowid FROM {table} WHERE {table} MATCH ?{condition}"
-            f" ORDER BY bm25({table}, ?, 1.0) LIMIT ?",
+            f" ORDER BY bm25({table}, ?, 1.0), rowid LIMIT ?",
             (expression, *parameters, TITLE_WEIGHT, limit),
         )
         return [chunk_id for (chunk_id,) in rows]
@@ -417,7 +417,8 @@ class SessionStore:
         """`_ranked` for many scattered documents: walk the ranking, keep ids in `ranges`."""
         starts = [first for first, _ in ranges]
         rows = self._connection.execute(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY bm25({table}, ?, 1.0)",
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ?"
+            f" ORDER BY bm25({table}, ?, 1.0), rowid",
             (expression, TITLE_WEIGHT),
         )
         kept: list[int] = []
