@@ -412,7 +412,9 @@ class SessionStore:
         expression = any_of(phrases)
         if ranges is not None and len(ranges) > MAX_SQL_RANGES:
             return self._ranked_in_python(table, expression, ranges, limit)
-        if ranges is None:  # a source already bounds what is scored
+        # Not with a source, which already bounds what is scored, nor for trigrams: matching
+        # a trigram phrase three times (count, AND, NOT) costs more than scoring its chunks.
+        if ranges is None and table == FTS_TABLES[0]:
             ranked = self._ranked_by_rare(table, phrases, limit)
             if ranked is not None:
                 return ranked
