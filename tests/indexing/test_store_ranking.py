@@ -86,15 +86,21 @@ def test_a_rare_word_spares_scoring_the_chunks_holding_only_common_ones(
     assert answers == [True, True, True]
 
 
-def test_the_chunk_holding_every_word_comes_first(answers: list[bool]) -> None:
+def _one_chunk_each(sections: list[str]) -> SessionStore:
+    """A store holding each section as a document of its own (no chunker merges them)."""
     store = SessionStore()
+    documents = [(f"t:{number}", section) for number, section in enumerate(sections)]
+    store.add_many(documents, tool="t", trigrams=False)
+    return store
+
+
+def test_the_chunk_holding_every_word_comes_first(answers: list[bool]) -> None:
     sections = [f"# Part {n}\n\nsome widgets, number {n}.\n" for n in range(120)]
     sections += [f"# Rest {n}\n\nnothing to see\n" for n in range(180)]
     for n in range(50, 58):
         sections[n] = f"# Part {n}\n\nA zyzzyva, alone.\n" + "other text " * (n - 48) + "\n"
     sections[97] = "# Part 97\n\nThe zyzzyva eats widgets.\n"
-    store.add("t:1", "\n".join(sections), tool="t", trigrams=False)
-    hits = store.search("widgets zyzzyva")
+    hits = _one_chunk_each(sections).search("widgets zyzzyva")
     assert [hit.title for hit in hits] == ["Part 97", "Part 50", "Part 51", "Part 52", "Part 53"]
     assert answers == [True]
 
@@ -102,14 +108,12 @@ def test_the_chunk_holding_every_word_comes_first(answers: list[bool]) -> None:
 def test_chunks_holding_only_common_words_still_rank_when_they_score_higher(
     answers: list[bool],
 ) -> None:
-    store = SessionStore()
     filler = " ".join(f"w{n}" for n in range(200))
     sections = [f"# Note {n}\n\n{filler} zyzzyva\n" for n in range(6)]
     sections += [f"# Widget {n}\n\nwidget\n" for n in range(5)]
     sections += [f"# Other {n}\n\nsome widget here\n" for n in range(145)]
     sections += [f"# Rest {n}\n\nnothing to see\n" for n in range(244)]
-    store.add("t:1", "\n".join(sections), tool="t", trigrams=False)
-    hits = store.search("widget zyzzyva")
+    hits = _one_chunk_each(sections).search("widget zyzzyva")
     assert [hit.title for hit in hits] == [f"Widget {n}" for n in range(5)]
     assert answers == [False]
 
