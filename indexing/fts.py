@@ -1,8 +1,10 @@
-"""The one place user text becomes an FTS5 MATCH expression.
+"""The one place user text becomes FTS5 MATCH expressions.
 
 Semantics: the query is split on whitespace; every piece becomes a quoted FTS5 string
 (embedded `"` doubled), so operators (`AND`, `NEAR(`, `*`, `^`, `-`, `col:`) are plain text.
-Pieces are OR-ed: BM25 ranks chunks matching more (and rarer) pieces first. For the
+Pieces are OR-ed (`any_of`): BM25 ranks chunks matching more (and rarer) pieces first. The
+store may also join parenthesised groups of them by AND or NOT (see
+`SessionStore._ranked_by_rare`), which no piece can break out of. For the
 porter table a piece like `read_file` becomes the phrase "read file"; for the trigram
 table pieces shorter than three characters cannot match and are dropped. The trigram
 table is only asked when some piece is one the porter table cannot serve: a plain
@@ -40,13 +42,17 @@ def is_plain_word(term: str) -> bool:
     return _PLAIN_WORD.fullmatch(term) is not None
 
 
-def escape_fts(query: str, *, min_chars: int = 1, unless_plain: bool = False) -> str | None:
-    """Return a safe MATCH expression for any `query`, or None when no piece can match.
+def fts_phrases(query: str, *, min_chars: int = 1, unless_plain: bool = False) -> list[str]:
+    """Return the pieces of any `query` as quoted FTS5 strings; none when no piece can match.
 
-    `unless_plain` also returns None when every piece is a plain lowercase `[a-z]+` word.
+    `unless_plain` also returns none when every piece is a plain lowercase `[a-z]+` word.
     """
     terms = [term for term in query_terms(query) if len(term) >= min_chars]
     if unless_plain and all(map(is_plain_word, terms)):
-        return None
-    quoted = ['"' + term.replace('"', '""') + '"' for term in terms]
-    return " OR ".join(quoted) if quoted else None
+        return []
+    return ['"' + term.replace('"', '""') + '"' for term in terms]
+
+
+def any_of(phrases: list[str]) -> str:
+    """The MATCH expression for rows holding any of `phrases` (from `fts_phrases`)."""
+    return " OR ".join(phrases)

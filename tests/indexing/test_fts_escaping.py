@@ -1,4 +1,4 @@
-"""escape_fts: the one function that turns user text into an FTS5 MATCH expression."""
+"""fts_phrases and any_of: the one place user text becomes FTS5 MATCH expressions."""
 
 import sqlite3
 
@@ -6,7 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.fts import MAX_QUERY_TERMS, escape_fts
+from indexing.fts import MAX_QUERY_TERMS, any_of, fts_phrases
+
+
+def escape_fts(query: str, **options: object) -> str | None:
+    """The expression asking for any piece of `query`, or None when no piece can match."""
+    return any_of(fts_phrases(query, **options)) or None  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -57,8 +62,13 @@ def test_any_text_gives_a_valid_match_expression(query: str) -> None:
     connection.execute("CREATE VIRTUAL TABLE words USING fts5(title, body, tokenize='porter')")
     connection.execute("CREATE VIRTUAL TABLE grams USING fts5(title, body, tokenize='trigram')")
     for table, min_chars in (("words", 1), ("grams", 3)):
-        expression = escape_fts(query, min_chars=min_chars)
-        if expression is not None:
+        phrases = fts_phrases(query, min_chars=min_chars)
+        half = len(phrases) // 2
+        expressions = [any_of(phrases)]
+        if half:
+            first, rest = any_of(phrases[:half]), any_of(phrases[half:])
+            expressions += [f"({first}) {operator} ({rest})" for operator in ("AND", "NOT")]
+        for expression in expressions if phrases else []:
             connection.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (expression,))
 
 
