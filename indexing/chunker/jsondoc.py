@@ -31,9 +31,11 @@ _OUTLINE_DEPTH = 2
 STREAM_MIN_CHARS = 256 * 1024
 """Documents this long are read one top-level member at a time where possible."""
 _OPENS_OBJECT_OR_ARRAY = re.compile(r"\s*[{[]")
-_LONG_INTEGER = re.compile(r"[\[:,]\s*-?[0-9]{20}")
+_LONG_INTEGER = re.compile(r"[\[:,]\s*(-?[0-9]{20,})")
 """A value of 20 digits or more may be an integer beyond 64 bits, which orjson would read as
 a float (in a string, such digits only cost the slower path)."""
+_INTEGER_RANGE = range(-(2**63), 2**64)
+"""The integers orjson reads and writes exactly."""
 _HUGE_FLOAT = re.compile(rb"e\+(?:19|[2-9][0-9]|[0-9]{3})")
 """How orjson writes a number of 1e19 or more: what such an integer became, if any."""
 
@@ -72,9 +74,14 @@ def _with_orjson(text: str) -> ParsedJson | None:
     except (orjson.JSONDecodeError, orjson.JSONEncodeError, RecursionError, TypeError):
         return None
     # An integer beyond 64 bits became a float, written with an exponent.
-    if _HUGE_FLOAT.search(pretty) and _LONG_INTEGER.search(text):
+    if _HUGE_FLOAT.search(pretty) and _beyond_64_bits(text):
         return None
     return ParsedJson(value, pretty, _orjson_pretty)
+
+
+def _beyond_64_bits(text: str) -> bool:
+    """True when `text` may hold an integer orjson cannot read exactly."""
+    return any(int(match[1]) not in _INTEGER_RANGE for match in _LONG_INTEGER.finditer(text))
 
 
 def _with_stdlib(text: str) -> ParsedJson | None:

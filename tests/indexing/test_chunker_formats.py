@@ -537,6 +537,18 @@ def test_what_cannot_be_read_member_by_member_is_read_whole(text: str) -> None:
     assert _chunked_json(text, 0) == _chunked_json(text, 2**62)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[10000000000000000000, 1e+19, 1.192092896e-07]",  # orjson reads that integer exactly
+        "[18446744073709551616, 1e+19, 1.192092896e-07]",  # beyond: the standard library does
+        "[-9223372036854775809, 1e+19]",
+    ],
+)
+def test_a_huge_float_beside_a_long_integer_is_written_alike_either_way(text: str) -> None:
+    assert _chunked_json(text, 0) == _chunked_json(text, 2**62)
+
+
 def test_a_plain_document_is_read_member_by_member_into_orjsons_text() -> None:
     text = ' \n{"k": [true, false, null], "é": {"id": 7, "x": 1.5e-07}}\n '
     lines, _, outline = jsondoc._chunk_members(text)
