@@ -9,10 +9,13 @@ MODEL_DIR := var/models/all-MiniLM-L6-v2
 
 .PHONY: serve test setup lint migrate clean embeddings
 
+# One malloc arena: responses are chunked on one thread and indexed on another, and with an
+# arena per thread neither reuses the memory the other freed (peak RSS per indexed MiB ~1.3x
+# higher; see docs/benchmarks.md). The GIL serialises the threads' Python work anyway.
 serve: setup migrate $(MODEL_DIR)/model.safetensors
 	@$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	@echo "LocalRouter: admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
-	$(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
+	MALLOC_ARENA_MAX=1 $(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
 
 test: setup $(MODEL_DIR)/model.safetensors
 	$(BIN)/ruff check .

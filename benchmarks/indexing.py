@@ -9,9 +9,10 @@ Corpora are real text from this machine (see `benchmarks/_docs.py`): Markdown fi
 modules, and plain-text logs (`/var/log/*.log`, then Debian changelogs). Files are
 concatenated (and repeated when there is too little) to each size.
 
-* index throughput: `ResponseCompressor.compress` (sanitize, chunk, placeholder, store) into
-  a fresh `SessionStore`, median over repeats, for 10 KiB .. 20 MiB of each format;
-* floor: the same text as ONE row into bare FTS5 tables (no chunking, no chunks table), with
+* index throughput: `ResponseCompressor.compress` (chunk, placeholder; the store written by
+  a writer thread meanwhile) into a fresh `SessionStore`, wall time, median over repeats,
+  for 10 KiB .. 20 MiB of each format;
+* floor: the same text as ONE row into bare FTS5 tables (no chunking), with
   the tokenizers the store uses for that size (porter, plus trigram up to the store's
   trigram bound);
 * time to placeholder: `indexing.tool_results.compress_result` on a 1 MiB `CallToolResult`
@@ -22,7 +23,8 @@ concatenated (and repeated when there is too little) to each size.
   indexed text at random (fixed seed);
 * memory, in a fresh child process per case, after one small warm-up document (once-only
   costs such as imports are not per-byte costs): peak RSS growth while indexing (whole process,
-  from /proc/self/status VmHWM), SQLite's own allocator (`sqlite3_memory_used`/highwater
+  from /proc/self/status VmHWM; with `make serve`'s malloc setting, and without), SQLite's own
+  allocator (`sqlite3_memory_used`/highwater
   through ctypes) and the Python heap peak (tracemalloc), each per indexed input byte.
 
 1 MiB = 2^20 bytes. Markdown tables go to stdout and into docs/benchmarks.md between
@@ -37,6 +39,7 @@ import contextlib
 import ctypes
 import gc
 import json
+import os
 import random
 import re
 import sqlite3
@@ -56,7 +59,11 @@ import mcp_types as types  # noqa: E402
 
 from benchmarks import _docs  # noqa: E402
 from indexing.chunker import chunk_document  # noqa: E402
-from indexing.compressor import ResponseCompressor, tune_thread_switching  # noqa: E402
+from indexing.compressor import (  # noqa: E402
+    SWITCH_INTERVAL_SECONDS,
+    ResponseCompressor,
+    tune_thread_switching,
+)
 from indexing.labels import LabelCounter  # noqa: E402
 from indexing.search import format_search  # noqa: E402
 from indexing.store import DEFAULT_TRIGRAM_MAX_BYTES, SessionStore  # noqa: E402
@@ -72,6 +79,8 @@ TARGET_PLACEHOLDER_MS = 100.0
 TARGET_SEARCH_P50_MS = 5.0
 TARGET_MEMORY_RATIO = 3.0
 FORMATS = ("markdown", "json", "code", "logs")
+SERVER_MALLOC = {"MALLOC_ARENA_MAX": "1"}
+"""The malloc setting `make serve` runs the gateway with (see the Makefile)."""
 FTS_TABLES = ("chunk_words", "chunk_trigrams")
 _SOURCES: dict[str, Callable[[], list[Path]]] = {
     "markdown": _docs.markdown_files,
@@ -164,7 +173,7 @@ def chunk_once(text: str) -> float:
 
 
 def floor_once(text: str, with_trigrams: bool) -> float:
-    """Insert `text` as one row into bare FTS5 tables: no chunking, no chunks table."""
+    """Insert `text` as one row into bare FTS5 tables: no chunking."""
     db = sqlite3.connect(":memory:", isolation_level=None)
     try:
         db.execute("CREATE VIRTUAL TABLE words USING fts5(body, tokenize='porter unicode61')")
@@ -447,26 +456,34 @@ def table_sizes(store: SessionStore) -> dict[str, int]:
 
     Reads the store's private connection: a diagnostic only; empty when dbstat is missing.
     """
-    owners = {"chunks_by_document": "chunks"}
     sizes: dict[str, int] = {}
     with contextlib.suppress(sqlite3.Error, AttributeError):
         rows = store._connection.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name")
         for name, size in rows:
-            owner = next((t for t in FTS_TABLES if name.startswith(t)), owners.get(name, name))
-            if owner not in ("chunks", *FTS_TABLES):
-                owner = "other"
+            owner = next((t for t in FTS_TABLES if name.startswith(t)), "other")
             sizes[owner] = sizes.get(owner, 0) + size
     return sizes
 
 
-def run_memory_probe(kind: str, target: int) -> dict[str, float | int | None]:
-    """Run `memory_probe` in a child process, so earlier work does not hide the growth."""
+def _environment_text() -> str:
+    return ", ".join(f"`{name}={value}`" for name, value in SERVER_MALLOC.items())
+
+
+def run_memory_probe(
+    kind: str, target: int, *, server_malloc: bool = True
+) -> dict[str, float | int | None]:
+    """Run `memory_probe` in a child process, so earlier work does not hide the growth.
+
+    `server_malloc`: with glibc's malloc set up as `make serve` runs the gateway.
+    """
+    environment = {**os.environ, **(SERVER_MALLOC if server_malloc else {})}
     done = subprocess.run(
         [sys.executable, __file__, "--memory-probe", kind, str(target)],
         capture_output=True,
         text=True,
         check=True,
         cwd=ROOT,
+        env=environment,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -479,7 +496,7 @@ def ratio(value: float | int | None, size: int) -> str:
 
 
 def _table_order(name: str) -> tuple[int, str]:
-    order = ["chunks", "chunk_words", "chunk_trigrams", "other"]
+    order = ["chunk_words", "chunk_trigrams", "other"]
     return (order.index(name) if name in order else len(order), name)
 
 
@@ -503,12 +520,16 @@ def report(
         "",
         "### Index throughput",
         "",
-        "`ResponseCompressor.compress` into a fresh store (sanitize, chunk, placeholder, "
-        "lines + chunks + FTS5 rows), median of the repeats. *floor* = the same text as one "
+        "`ResponseCompressor.compress` into a fresh store, wall time, median of the repeats: "
+        "the response is chunked in this thread while a writer thread writes its FTS5 rows "
+        "(as in the gateway, whose threads switch every "
+        f"{SWITCH_INTERVAL_SECONDS * 1000:g} ms: `tune_thread_switching`). *floor* = the "
+        "same text as one "
         "row into bare FTS5 tables with the same tokenizers (porter, plus trigram when the "
         f"store builds one: documents up to {size_name(DEFAULT_TRIGRAM_MAX_BYTES)}). "
-        "*chunk* = `chunk_document` alone. The threshold is lowered to half the size so "
-        "10 KiB responses are indexed too (the default 16 KiB would pass them through).",
+        "*chunk share* = `chunk_document` alone (one thread), over the index time. The "
+        "threshold is lowered to half the size so 10 KiB responses are indexed too (the "
+        "default 16 KiB would pass them through).",
         "",
         "| corpus | size | detected | lines | chunks | trigram | repeats | index s "
         "| **index MiB/s** | chunk share | floor MiB/s | floor / index |",
@@ -578,16 +599,20 @@ def report(
         "### Memory per indexed byte",
         "",
         "One document indexed in a fresh child process, after a 64 KiB warm-up document of "
-        "the same kind. *peak RSS* = growth of the whole "
-        "process's peak resident memory while indexing (VmHWM, /proc/self/status); *SQLite "
+        "the same kind, chunked in the main thread and written by a writer thread, as the "
+        "gateway does. *peak RSS* = growth of the whole "
+        "process's peak resident memory while indexing (VmHWM, /proc/self/status), with "
+        f"glibc's malloc set up as `make serve` runs the gateway ({_environment_text()}); "
+        "*default malloc* = the same without that setting (an arena per thread); *SQLite "
         "peak / kept* = SQLite's allocator (`sqlite3_memory_highwater` / `sqlite3_memory_used` "
-        "via ctypes) at its peak and after indexing; *text kept* = the document's text as the "
-        "store holds it in Python (`Lines.compact()`: ASCII as is, other text as UTF-8); "
+        "via ctypes) at its peak and after indexing; *text kept* = the document's UTF-8 text "
+        "as the store holds it in Python; "
         "*Python peak* = tracemalloc peak of the Python heap (chunking, lines, placeholder, "
         "the text kept; measured in a second run). All divided by the input bytes.",
         "",
-        "| corpus | size | peak RSS | SQLite peak | SQLite kept | text kept | Python peak |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| corpus | size | peak RSS | peak RSS, default malloc | SQLite peak | SQLite kept "
+        "| text kept | Python peak |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     worst_peak = 0.0
     for kind, target, m in memory:
@@ -596,6 +621,7 @@ def report(
             worst_peak = max(worst_peak, m["peak_rss"] / size)
         out.append(
             f"| {kind} | {size_name(target)} | {ratio(m['peak_rss'], size)} "
+            f"| {ratio(m['default_malloc_peak_rss'], size)} "
             f"| {ratio(m['sqlite_peak'], size)} | {ratio(m['sqlite_retained'], size)} "
             f"| {ratio(m['text_kept'], size)} | {ratio(m['python_peak'], size)} |"
         )
@@ -605,7 +631,7 @@ def report(
         out += [
             "",
             "Where SQLite's bytes go after indexing (dbstat page bytes per input byte; "
-            "`chunks` includes its index, the FTS tables their shadow tables):",
+            "the FTS tables with their shadow tables):",
             "",
             "| corpus | size | " + " | ".join(names) + " |",
             "|---|---:|" + "---:|" * len(names),
@@ -654,7 +680,9 @@ def main() -> None:
     memory = []
     for size in plan.memory_sizes:
         for kind in FORMATS:
-            memory.append((kind, size, run_memory_probe(kind, size)))
+            probe = run_memory_probe(kind, size)
+            default = run_memory_probe(kind, size, server_malloc=False)
+            memory.append((kind, size, {**probe, "default_malloc_peak_rss": default["peak_rss"]}))
             print(f"  memory {kind} {size_name(size)} done", file=sys.stderr, flush=True)
     text = report(plan, options.quick, rows, placeholders, searches, memory)
     print(text)
