@@ -7,6 +7,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import accumulate, groupby
 from typing import NamedTuple
 
 from indexing.chunker import ChunkList, DocumentFormat, Lines, ParsedDocument, chunk_document
@@ -16,7 +17,7 @@ from indexing.fusion import reciprocal_rank_fusion
 from indexing.stats import CompressionStats, DocumentStats
 from indexing.store_feed import ChunkFeed, DocumentAbandoned
 from indexing.store_pages import chunk_ranges, line_slices
-from indexing.store_rows import RELEASED_BATCH, insert_rows_sql, row_batches
+from indexing.store_rows import RELEASED_BATCH, RowSource, insert_rows_sql, row_batches
 from indexing.store_schema import (
     FTS_TABLES,
     DocumentInfo,
@@ -294,30 +295,32 @@ class SessionStore:
             )
         while self._documents and self._total_bytes + needed > self.max_bytes:
             self._evict(next(iter(self._documents.values())))
-        infos: list[DocumentInfo] = []
-        chunk_id = self._next_chunk_id
+        # Only the last document's chunks may still be coming: the others' ids are known.
+        lengths = (len(entry.feed.chunks) for entry in entries[:-1])
+        firsts = list(accumulate(lengths, initial=self._next_chunk_id))
         with self._transaction():
-            for doc_id, entry in enumerate(entries, start=self._next_doc_id):
-                self._write_rows(entry.feed, chunk_id, entry.with_trigrams)  # all its chunks
-                last_chunk = chunk_id + len(entry.feed.chunks) - 1
-                infos.append(
-                    DocumentInfo(
-                        doc_id,
-                        entry.label,
-                        tool,
-                        run,
-                        entry.format,
-                        len(entry.feed.lines),
-                        entry.byte_count,
-                        entry.with_trigrams,
-                        chunk_id,
-                        last_chunk,
-                    )
-                )
-                chunk_id = last_chunk + 1
+            documents = list(zip(entries, firsts, strict=True))
+            for with_trigrams, group in groupby(documents, key=lambda pair: pair[0].with_trigrams):
+                self._write_rows([(entry.feed, first) for entry, first in group], with_trigrams)
         self._unbind(with_trigrams=any(entry.with_trigrams for entry in entries))
+        infos = [
+            DocumentInfo(
+                doc_id,
+                entry.label,
+                tool,
+                run,
+                entry.format,
+                len(entry.feed.lines),
+                entry.byte_count,
+                entry.with_trigrams,
+                first,
+                first + len(entry.feed.chunks) - 1,
+            )
+            for doc_id, (entry, first) in enumerate(documents, start=self._next_doc_id)
+        ]
         self._next_doc_id += len(infos)
-        self._next_chunk_id = chunk_id
+        if infos:
+            self._next_chunk_id = infos[-1].last_chunk + 1
         for info, entry in zip(infos, entries, strict=True):
             self._documents[info.label] = info
             self._lines[info.label] = entry.feed.lines
@@ -326,16 +329,20 @@ class SessionStore:
         return infos
 
     def _write_rows(
-        self, feed: ChunkFeed, first_chunk: int, with_trigrams: bool, *, delete: bool = False
+        self, documents: list[tuple[ChunkFeed, int]], with_trigrams: bool, *, delete: bool = False
     ) -> None:
-        """Write a document's FTS rows (or forget them: `delete`) as its feed hands them over."""
+        """Write the FTS rows of documents (feed, first chunk id) as their feeds hand the
+        chunks over (or forget them: `delete`); a batch may hold many small documents."""
         tables = FTS_TABLES if with_trigrams else FTS_TABLES[:1]
         statements = [insert_rows_sql(table, delete=delete) for table in tables]
-        for start, stop in feed.ranges():
-            chunks = feed.chunks[start:stop]
-            for batch in row_batches(feed.lines, chunks, first_chunk + start, feed.step):
-                for statement in statements:
-                    self._connection.execute(statement, batch)
+        sources = (
+            RowSource(feed.lines, feed.chunks[start:stop], first + start)
+            for feed, first in documents
+            for start, stop in feed.ranges()
+        )
+        for batch in row_batches(sources, max(feed.step for feed, _ in documents)):
+            for statement in statements:
+                self._connection.execute(statement, batch)
 
     def _unbind(self, *, with_trigrams: bool, delete: bool = False) -> None:
         """Run the row statements on an empty batch: cached, they would keep a copy of the
@@ -359,7 +366,7 @@ class SessionStore:
         """Drop a whole document and remember its label as evicted."""
         with self._transaction():
             feed = ChunkFeed(self._lines[info.label], self._chunks[info.label])
-            self._write_rows(feed, info.first_chunk, info.has_trigrams, delete=True)
+            self._write_rows([(feed, info.first_chunk)], info.has_trigrams, delete=True)
         self._unbind(with_trigrams=info.has_trigrams, delete=True)
         del self._documents[info.label]
         del self._lines[info.label]

@@ -37,7 +37,8 @@ class ChunkFeed:
         self._ready = len(self.chunks)
         self._finished = chunks is not None
         self._kept = True
-        self._changed = threading.Condition()
+        # Made only for chunks still to come (a catalog makes a thousand complete feeds).
+        self._changed = threading.Condition() if chunks is None else None
 
     def add(self, chunk: Chunk) -> None:
         """Add the next chunk; the writer is woken once a step of text is ready."""
@@ -63,6 +64,10 @@ class ChunkFeed:
         Raises:
             DocumentAbandoned: at the end, when the maker gave the document up.
         """
+        if self._changed is None:  # complete from the start
+            if self._ready:
+                yield 0, self._ready
+            return
         start = 0
         while True:
             with self._changed:

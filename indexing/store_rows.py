@@ -1,12 +1,13 @@
-"""A document's FTS rows written (or deleted) a batch of chunks at a time, in one statement.
+"""FTS rows written (or deleted) a batch of chunks at a time, in one statement.
 
-Every chunk's body is a byte range of the document's UTF-8 text. A batch binds its part of
-the text once, as a blob, and SQLite slices each body out of it (`substr` counts bytes in
-a blob): no body becomes a Python string, and the whole batch is one statement, run with
-Python's GIL released.
+Every chunk's body is a byte range of its document's UTF-8 text. A batch binds the text
+its chunks cover once, as a blob, and SQLite slices each body out of it (`substr` counts
+bytes in a blob): no body becomes a Python string, and the whole batch (chunks of one
+large document, or of hundreds of small ones) is one statement, run with Python's GIL
+released.
 """
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 import orjson
@@ -16,14 +17,21 @@ from indexing.text import LINE_PART_CHARS, part_count, sanitize
 
 
 class RowBatch(NamedTuple):
-    """The parameters of `insert_rows_sql`: first rowid, the text, the rows' JSON."""
+    """The parameters of `insert_rows_sql`: the text, and the rows' JSON."""
 
+    text: bytes
+    rows: bytes  # [[rowid, title, start, length], ...]: bytes of `text`
+
+
+class RowSource(NamedTuple):
+    """Chunks of one document, to be written with rowids from `first_rowid`."""
+
+    lines: Lines
+    chunks: Sequence[Chunk]
     first_rowid: int
-    text: memoryview
-    rows: bytes  # [[title, start, length], ...]: bytes of `text`, in rowid order
 
 
-RELEASED_BATCH = RowBatch(0, memoryview(b""), b"[]")
+RELEASED_BATCH = RowBatch(b"", b"[]")
 """Writes nothing: run last, so the cached statement no longer holds a batch's text."""
 
 
@@ -34,41 +42,62 @@ def insert_rows_sql(table: str, *, delete: bool = False) -> str:
         ("rowid, title, body", "") if not delete else (f"{table}, rowid, title, body", "'delete', ")
     )
     return (
-        f"INSERT INTO {table} ({columns}) SELECT {command}? + key, value ->> 0,"
-        " ifnull(CAST(substr(?, (value ->> 1) + 1, value ->> 2) AS TEXT), '') FROM json_each(?)"
+        f"INSERT INTO {table} ({columns}) SELECT {command}value ->> 0, value ->> 1,"
+        " ifnull(CAST(substr(?, (value ->> 2) + 1, value ->> 3) AS TEXT), '') FROM json_each(?)"
     )
 
 
-def row_batches(
-    lines: Lines, chunks: Sequence[Chunk], first_rowid: int, batch_bytes: int
-) -> Iterator[RowBatch]:
-    """The rows of `chunks` (rowids from `first_rowid`), a batch once they span `batch_bytes`
-    of text (a blob SQLite copies once)."""
-    view = memoryview(lines.text)
-    batch: list[tuple[str, int, int]] = []
-    low = high = 0
-    for title, start, end in _byte_ranges(lines, chunks):
-        if batch and (high - low >= batch_bytes or start < low):
-            yield _batch(first_rowid, view, low, high, batch)
-            first_rowid += len(batch)
-            batch = []
-        if not batch:
-            low = high = start
-        batch.append((title, start, end))
-        high = max(high, end)
-    if batch:
-        yield _batch(first_rowid, view, low, high, batch)
+def row_batches(sources: Iterable[RowSource], batch_bytes: int) -> Iterator[RowBatch]:
+    """The rows of every source's chunks, a batch once they cover `batch_bytes` of text."""
+    batch = _Batch()
+    for lines, chunks, rowid in sources:
+        view = memoryview(lines.text)
+        low = high = -1  # the part of this document's text the batch takes: low..high
+        for title, start, end in _byte_ranges(lines, chunks):
+            if low >= 0 and (start < low or batch.size + high - low >= batch_bytes):
+                batch.take(view[low:high])
+                low = -1
+                if batch.size >= batch_bytes:
+                    yield batch.written()
+            if low < 0:
+                low = high = start
+            batch.rows.append((rowid, title, batch.size + start - low, end - start))
+            high = max(high, end)
+            rowid += 1
+        if low >= 0:
+            batch.take(view[low:high])
+        if batch.size >= batch_bytes:
+            yield batch.written()
+    if batch.rows:
+        yield batch.written()
 
 
-def _batch(
-    first_rowid: int, view: memoryview, low: int, high: int, ranges: list[tuple[str, int, int]]
-) -> RowBatch:
-    rows = [(title, start - low, end - start) for title, start, end in ranges]
-    try:
-        encoded = orjson.dumps(rows)
-    except orjson.JSONEncodeError:  # a title holding a lone surrogate (from a JSON key)
-        encoded = orjson.dumps([(sanitize(title), *rest) for title, *rest in rows])
-    return RowBatch(first_rowid, view[low:high], encoded)
+class _Batch:
+    """Rows and the pieces of text they point into; a row's start counts from the first
+    piece, as the pieces are joined."""
+
+    __slots__ = ("rows", "pieces", "size")
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, str, int, int]] = []
+        self.pieces: list[memoryview] = []
+        self.size = 0
+
+    def take(self, piece: memoryview) -> None:
+        self.pieces.append(piece)
+        self.size += len(piece)
+
+    def written(self) -> RowBatch:
+        """The batch as statement parameters; this builder starts empty again."""
+        try:
+            rows = orjson.dumps(self.rows)
+        except orjson.JSONEncodeError:  # a title holding a lone surrogate (from a JSON key)
+            rows = orjson.dumps(
+                [(rowid, sanitize(title), *rest) for rowid, title, *rest in self.rows]
+            )
+        batch = RowBatch(b"".join(self.pieces), rows)
+        self.rows, self.pieces, self.size = [], [], 0
+        return batch
 
 
 def _byte_ranges(lines: Lines, chunks: Sequence[Chunk]) -> Iterator[tuple[str, int, int]]:

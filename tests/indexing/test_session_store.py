@@ -404,9 +404,10 @@ def test_chunks_are_indexed_while_the_rest_are_still_being_made(monkeypatch) -> 
     store, feed = SessionStore(), ChunkFeed(chunking.lines)
     written_before_the_end: list[bool] = []
 
-    def watched(lines, chunks, first_rowid, batch_bytes):
-        written_before_the_end.append(feed.chunks._filling_titles is not None)
-        return row_batches(lines, chunks, first_rowid, batch_bytes)
+    def watched(sources, batch_bytes):
+        for batch in row_batches(sources, batch_bytes):
+            written_before_the_end.append(feed.chunks._filling_titles is not None)
+            yield batch
 
     monkeypatch.setattr(store_module, "row_batches", watched)
     reservation = store.reserve("t:1", chunking.format, feed, tool="t", run=1)
