@@ -265,7 +265,7 @@ def placeholder_latency(kind: str, repeats: int) -> tuple[float, float, float]:
             )
             times.append(time.perf_counter() - started)
             assert compression is not None and compressed is not result
-            store.document(compression.reservation.entry.label)  # waits for the write
+            compression.index()  # waits for the writer
             searchable.append(time.perf_counter() - started)
             store.close()
         return times, searchable

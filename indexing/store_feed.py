@@ -12,7 +12,7 @@ from indexing.chunker import Chunk, ChunkList, Lines
 
 MIN_STEP_BYTES = 64 * 1024
 MAX_STEP_BYTES = 1024 * 1024
-"""The writer is woken for each step of this much text (a quarter of the document, within
+"""The writer is woken for each step of this much text (an eighth of the document, within
 these bounds): each wake-up waits for the GIL, so steps must be long enough to be worth it,
 and each is one blob SQLite copies, so not too long."""
 
@@ -32,7 +32,7 @@ class ChunkFeed:
     def __init__(self, lines: Lines, chunks: ChunkList | None = None) -> None:
         self.lines = lines
         self.chunks = ChunkList() if chunks is None else chunks
-        self.step = min(MAX_STEP_BYTES, max(MIN_STEP_BYTES, lines.utf8_size() // 4))
+        self.step = min(MAX_STEP_BYTES, max(MIN_STEP_BYTES, lines.utf8_size() // 8))
         self._handed_bytes = 0  # where the text of the chunks handed so far ends
         self._ready = len(self.chunks)
         self._finished = chunks is not None
