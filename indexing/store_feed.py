@@ -38,7 +38,9 @@ class ChunkFeed:
         self._finished = chunks is not None
         self._kept = True
         # Made only for chunks still to come (a catalog makes a thousand complete feeds).
-        self._changed = threading.Condition() if chunks is None else None
+        self._changed: threading.Condition | None = (
+            threading.Condition() if chunks is None else None
+        )
 
     def add(self, chunk: Chunk) -> None:
         """Add the next chunk; the writer is woken once a step of text is ready."""
