@@ -61,7 +61,8 @@ class Reservation:
         self.store, self.entry, self.tool, self.run = store, entry, tool, run
 
     def commit(self) -> DocumentStats:
-        """Write the document (evicting old ones if needed); raises what indexing raised."""
+        """Write the document (evicting old ones if needed) as its feed hands the chunks
+        over; raises what indexing raised (`DocumentAbandoned`: its maker gave it up)."""
         return self.store._commit(self)
 
 
@@ -283,7 +284,8 @@ class SessionStore:
         return _Entry(label, format, feed, byte_count, with_trigrams)
 
     def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
-        """Make room, then write the documents, chunks and FTS rows at once.
+        """Make room, then write the documents' FTS rows in one transaction; keep their
+        lines and chunks. Only the last document's chunks may still be coming.
 
         Raises:
             DocumentTooLargeError: the documents together exceed `max_bytes`.
