@@ -7,6 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from indexing.chunker import start_chunking
 from indexing.labels import LABELS, LabelCounter
@@ -65,21 +66,14 @@ class ResponseCompressor:
         self.counter = counter
 
     def compress(
-        self,
-        tool_name: str,
-        text: str,
-        *,
-        threshold: int,
-        search_tool: str = "IndexSearch",
-        read_tool: str = "IndexRead",
+        self, tool_name: str, text: str, **options: Any
     ) -> tuple[str | None, CompressionStats | None]:
-        """Return (placeholder, stats) when `text` was indexed, or (None, None) to pass it on.
+        """`prepare` (same options), then wait for the writer: (placeholder, stats) when
+        `text` was indexed, or (None, None) to pass it on.
 
         Synchronous and CPU-bound for large text: call it through `asyncio.to_thread`.
         """
-        compression = self.prepare(
-            tool_name, text, threshold=threshold, search_tool=search_tool, read_tool=read_tool
-        )
+        compression = self.prepare(tool_name, text, **options)
         if compression is None:
             return None, None
         return compression.placeholder, compression.index()

@@ -72,8 +72,8 @@ def _bm25_idf(rows: int, matching: int) -> float:
     return idf if idf > 0 else 1e-6
 
 
-def _stats(info: DocumentInfo, chunks: int, seconds: float) -> DocumentStats:
-    return DocumentStats(info.label, info.line_count, chunks, info.byte_count, seconds)
+def _stats(info: DocumentInfo, seconds: float) -> DocumentStats:
+    return DocumentStats(info.label, info.line_count, info.chunk_count, info.byte_count, seconds)
 
 
 class SessionStore:
@@ -210,10 +210,7 @@ class SessionStore:
             ]
             infos = self._insert(entries, tool, None)
         seconds = (time.perf_counter() - started) / max(1, len(infos))
-        return [
-            _stats(info, len(entry.feed.chunks), seconds)
-            for info, entry in zip(infos, entries, strict=True)
-        ]
+        return [_stats(info, seconds) for info in infos]
 
     def reserve(
         self,
@@ -260,8 +257,7 @@ class SessionStore:
             finally:
                 del self._reserved[label]
                 self._settled.notify_all()
-        chunks = len(reservation.entry.feed.chunks)
-        return _stats(info, chunks, time.perf_counter() - started)
+        return _stats(info, time.perf_counter() - started)
 
     def _wait_for_reserved(self) -> None:
         """Hold the lock once every reserved document is written (or failed)."""
@@ -532,7 +528,7 @@ class SessionStore:
     def _fts_rows(self, table: str) -> int:
         """The rows of an FTS table: one per chunk of each live document it indexes."""
         return sum(
-            info.last_chunk - info.first_chunk + 1
+            info.chunk_count
             for info in self._documents.values()
             if table == FTS_TABLES[0] or info.has_trigrams
         )

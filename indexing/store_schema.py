@@ -44,6 +44,10 @@ class DocumentInfo:
     first_chunk: int = 0
     last_chunk: int = -1
 
+    @property
+    def chunk_count(self) -> int:
+        return self.last_chunk - self.first_chunk + 1
+
 
 @dataclass(frozen=True, slots=True)
 class Hit:
