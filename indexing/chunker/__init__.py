@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 from indexing.chunker.chunk_list import ChunkList
 from indexing.chunker.code import chunk_code
-from indexing.chunker.detect import SAMPLE_LINES, detect_line_format
+from indexing.chunker.detect import detect_line_format
 from indexing.chunker.document import Chunk, DocumentFormat, OutlineEntry, ParsedDocument
 from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
@@ -56,7 +56,7 @@ def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
     # Chunkers scan the UTF-8 text and size chunks by line offsets: no list of every line.
     lines = Lines.of(encode_document(text))
     if format in (None, DocumentFormat.JSON):
-        format = detect_line_format(lines.head(SAMPLE_LINES))
+        format = detect_line_format(lines)
     if format is DocumentFormat.MARKDOWN:
         chunks, outline = chunk_markdown(lines)
     elif format is DocumentFormat.CODE:

@@ -24,17 +24,15 @@ _DEFINITION = (
     r"(?:fn|struct|enum|trait|impl|mod|union)\b"  # Rust
     r")"
 )
-TOP_LEVEL_DEFINITION = re.compile(_DEFINITION)
-"""Matches at the start of an unindented definition line."""
-_DEFINITION_LINE = LinePattern(rf"(?=[a-gil-npstuv]){_DEFINITION}")
-"""The same, found in a whole text (the lookahead skips most lines at its first letter)."""
+DEFINITION_LINE = LinePattern(rf"(?=[a-gil-npstuv]){_DEFINITION}")
+"""An unindented definition line (the lookahead skips most lines at their first letter)."""
 _ATTACHED_ABOVE = re.compile(r"@|#\[|//|/\*|\s+\*|#(?!!)")
 PREAMBLE_TITLE = "(module header)"
 
 
 def definition_indexes(lines: Lines) -> list[int]:
     """Return the indexes of top-level (unindented) definition lines."""
-    return [index for index, _ in _DEFINITION_LINE.matches(lines)]
+    return [index for index, _ in DEFINITION_LINE.matches(lines)]
 
 
 def chunk_code(lines: Lines) -> tuple[Iterator[Chunk], list[OutlineEntry]]:

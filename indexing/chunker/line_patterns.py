@@ -22,6 +22,16 @@ class LinePattern:
         self._first_line = re.compile(pattern.encode(), re.M)
         self._later_lines = re.compile(rf"\n(?:{pattern})".encode(), re.M)
 
+    def count(self, lines: Lines, stop: int) -> int:
+        """How many lines before line `stop` match (a pattern never reaching the next line)."""
+        text, end = lines.text, lines.starts[min(stop, len(lines))]
+        first = self._first_line.match(text, 0, end) is not None
+        return first + len(self._later_lines.findall(text, 0, end))
+
+    def found(self, lines: Lines, stop: int) -> bool:
+        """True when a line before line `stop` matches."""
+        return next(self.matches(lines, stop), None) is not None
+
     def matches(self, lines: Lines, stop: int | None = None) -> Iterator[tuple[int, re.Match]]:
         """(0-based line index, match) for every line before line `stop` that matches."""
         text = lines.text

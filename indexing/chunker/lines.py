@@ -12,18 +12,14 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
-from itertools import accumulate, islice, repeat
-from operator import add
+
+import numpy as np
 
 from indexing.text import LINE_PART_CHARS
 
-BLOCK_BYTES = 1 << 16
-"""Long texts are split into lines a block of about this many bytes at a time."""
-
-
-def _starts_after(lengths: Iterator[int], first: int) -> Iterator[int]:
-    """Where each following line starts, given the line lengths and where the first starts."""
-    return islice(accumulate(map(add, lengths, repeat(1)), initial=first), 1, None)
+BLOCK_BYTES = 1 << 20
+"""Newlines are looked for a block of this many bytes at a time (bounding numpy's buffers)."""
+NEWLINE = ord("\n")
 
 
 class Lines:
@@ -44,17 +40,17 @@ class Lines:
 
     @classmethod
     def of(cls, text: bytes | bytearray) -> Lines:
-        """Index the lines of UTF-8 `text`."""
-        starts = array("I" if len(text) < 1 << 32 else "q", [0])  # 4 bytes a line if they do
-        position, length = 0, len(text)
-        while position < length:
-            stop = text.find(b"\n", position + BLOCK_BYTES)
-            stop = length if stop < 0 else stop + 1
-            parts = text[position:stop].split(b"\n")
-            if not parts[-1]:
-                parts.pop()
-            starts.extend(_starts_after(map(len, parts), position))
-            position = stop
+        """Index the lines of UTF-8 `text` (numpy finds the newlines, at C speed)."""
+        wide = len(text) >= 1 << 32
+        starts = array("q" if wide else "I", [0])  # 4 bytes a line if they do
+        for block in range(0, len(text), BLOCK_BYTES):
+            chunk = np.frombuffer(text, np.uint8, min(BLOCK_BYTES, len(text) - block), block)
+            newlines = np.flatnonzero(chunk == NEWLINE)
+            newlines += block + 1  # the next line starts after the newline
+            offsets = newlines.astype(np.int64 if wide else np.uint32)
+            starts.frombytes(memoryview(offsets).cast("B"))
+        if text and text[-1] != NEWLINE:  # the last line's newline is implied
+            starts.append(len(text) + 1)
         return cls(text, starts)
 
     def __len__(self) -> int:
@@ -110,10 +106,6 @@ class Lines:
     def index_at(self, position: int) -> int:
         """The 0-based line holding byte `position` of the text (its newline included)."""
         return bisect_right(self.starts, position) - 1
-
-    def head(self, count: int) -> list[str]:
-        """The first `count` lines (or all of them) as a list, for sampling a document."""
-        return self.joined(0, min(count, len(self)) - 1).split("\n") if len(self) else []
 
     def utf8_size(self) -> int:
         """UTF-8 bytes of the lines, each with its newline."""
