@@ -1,9 +1,8 @@
 """Markdown: sections at headings titled by breadcrumbs; fenced code blocks stay whole."""
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import cache
-from itertools import chain
 from typing import NamedTuple
 
 from indexing.chunker.document import Chunk, OutlineEntry
@@ -42,16 +41,6 @@ class Heading(NamedTuple):
     index: int
     level: int
     text: str
-
-
-class Section(NamedTuple):
-    """0-based lines first..last from a heading; its level, breadcrumb title and name."""
-
-    first: int
-    last: int
-    level: int
-    title: str
-    name: str
 
 
 def scan_markdown(lines: Lines, fences: list[Block]) -> Iterator[Heading]:
@@ -118,7 +107,7 @@ def chunk_markdown(lines: Lines) -> tuple[Iterator[Chunk], list[OutlineEntry]]:
     they are taken (the scan with them), and the outline, complete once they all are.
 
     In a document of MERGE_MIN_BYTES or more, runs of small sections share a chunk
-    (`merge_small_sections`).
+    (`_sections`).
     """
     outline: list[OutlineEntry] = []
     return _chunks(lines, outline), outline
@@ -135,32 +124,68 @@ def _chunks(lines: Lines, outline: list[OutlineEntry]) -> Iterator[Chunk]:
         yield from pack_lines(lines, 0, first_line - 1, PREAMBLE_TITLE, atoms=atoms)
     if first is None:
         return
-    sections = _sections(chain([first], headings), len(lines), outline)
-    if len(lines.text) >= MERGE_MIN_BYTES:
-        sections = merge_small_sections(lines, sections)
-    for section in sections:
-        atoms = cursor.take(section.last)
-        yield from pack_lines(lines, section.first, section.last, section.title, atoms=atoms)
+    for first_line, last_line, title in _sections(lines, first, headings, outline):
+        atoms = cursor.take(last_line)
+        yield from pack_lines(lines, first_line, last_line, title, atoms=atoms)
 
 
 def _sections(
-    headings: Iterator[Heading], line_count: int, outline: list[OutlineEntry]
-) -> Iterator[Section]:
-    """Each heading's section, up to the next heading, titled by its breadcrumb; each
-    heading's outline entry is added on the way."""
-    trail: list[tuple[int, str]] = []  # (level, name) of the headings above
-    heading = next(headings, None)
+    lines: Lines, heading: Heading, headings: Iterator[Heading], outline: list[OutlineEntry]
+) -> Iterator[tuple[int, int, str]]:
+    """(first, last, title) of each section, from `heading` on: 0-based lines from a heading
+    to the next one, titled by its breadcrumb; each heading's outline entry is added on the
+    way. In a document of MERGE_MIN_BYTES or more, runs of small sections are merged.
+
+    A run starts at a section of at most SMALL_SECTION_BYTES (UTF-8) and takes the following
+    ones of that size while the run holds at most TARGET_CHUNK_CHARS and MAX_MERGED_SECTIONS
+    sections and they are not above its level (its subsections and later siblings, never
+    its parent's siblings). Its lines are the sections' lines, first to last (one chunk:
+    it fits); its title is the first section's breadcrumb plus each later heading's name,
+    `A > B; C; D`, so every heading keeps the title weight search gives it.
+    """
+    starts, line_count = lines.starts, len(lines)
+    merging = len(lines.text) >= MERGE_MIN_BYTES
+    levels: list[int] = []  # the breadcrumb: levels and names of the headings above
+    names: list[str] = []
+    run_first = -1  # the run of small sections being merged: its first line, ...
+    run_last = run_level = run_size = run_count = 0
+    run_title = ""
     while heading is not None:
         following = next(headings, None)
-        end = line_count - 1 if following is None else following.index - 1
-        name = one_line(heading.text) or "(untitled)"
-        outline.append(OutlineEntry(heading.index + 1, name, heading.level - 1))
-        while trail and trail[-1][0] >= heading.level:
-            trail.pop()
-        trail.append((heading.level, name))
-        title = " > ".join([name for _, name in trail])
-        yield Section(heading.index, end, heading.level, title, name)
+        first, level, text = heading
+        last = line_count - 1 if following is None else following.index - 1
+        name = one_line(text) or "(untitled)"
+        outline.append(OutlineEntry(first + 1, name, level - 1))
+        while levels and levels[-1] >= level:
+            levels.pop()
+            names.pop()
+        levels.append(level)
+        names.append(name)
         heading = following
+        if not merging:
+            yield first, last, " > ".join(names)
+            continue
+        size = starts[last + 1] - starts[first]
+        if (
+            run_first >= 0
+            and size <= SMALL_SECTION_BYTES
+            and run_count < MAX_MERGED_SECTIONS
+            and run_size + size <= TARGET_CHUNK_CHARS
+            and level >= run_level
+        ):
+            run_last, run_title = last, f"{run_title}; {name}"
+            run_size, run_count = run_size + size, run_count + 1
+            continue
+        if run_first >= 0:
+            yield run_first, run_last, run_title
+            run_first = -1
+        if size > SMALL_SECTION_BYTES:
+            yield first, last, " > ".join(names)
+        else:
+            run_first, run_last, run_level, run_title = first, last, level, " > ".join(names)
+            run_size, run_count = size, 1
+    if run_first >= 0:
+        yield run_first, run_last, run_title
 
 
 class _FenceCursor:
@@ -184,39 +209,3 @@ class _FenceCursor:
             taken.append((opening, min(closed, last)))
             self.next += 1
         return taken
-
-
-def merge_small_sections(lines: Lines, sections: Iterable[Section]) -> Iterator[Section]:
-    """Runs of consecutive small sections merged, each into one section that fits a chunk.
-
-    A run starts at a section of at most SMALL_SECTION_BYTES (UTF-8) and takes the following
-    ones of that size while the run holds at most TARGET_CHUNK_CHARS and MAX_MERGED_SECTIONS
-    sections and they are not above its level (its subsections and later siblings, never
-    its parent's siblings). Its lines are the sections' lines, first to last (one chunk:
-    it fits); its title is the first section's breadcrumb plus each later heading's name,
-    `A > B; C; D`, so every heading keeps the title weight search gives it.
-    """
-    run: Section | None = None  # the run of small sections being merged
-    size = count = 0  # of the run
-    for section in sections:
-        section_size = lines.size(section.first, section.last)
-        if (
-            run is not None
-            and section_size <= SMALL_SECTION_BYTES
-            and count < MAX_MERGED_SECTIONS
-            and size + section_size <= TARGET_CHUNK_CHARS
-            and section.level >= run.level
-        ):
-            title = f"{run.title}; {section.name}"
-            run = Section(run.first, section.last, run.level, title, run.name)
-            size, count = size + section_size, count + 1
-            continue
-        if run is not None:
-            yield run
-            run = None
-        if section_size > SMALL_SECTION_BYTES:
-            yield section
-        else:
-            run, size, count = section, section_size, 1
-    if run is not None:
-        yield run
