@@ -41,7 +41,7 @@ class Chunking(NamedTuple):
 
 
 def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
-    """Start chunking `text`; JSON is pretty-printed (and chunked) at once and served as such.
+    """Start chunking `text`; JSON is pretty-printed at once and served as such.
 
     `format` forces a format; a forced JSON that does not parse falls back to detection.
     """
@@ -51,8 +51,7 @@ def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
         except RecursionError:  # nesting deeper than the writer can follow
             json_document = None
         if json_document is not None:
-            lines, chunks, outline = json_document
-            return Chunking(DocumentFormat.JSON, lines, iter(chunks), outline)
+            return Chunking(DocumentFormat.JSON, *json_document)
     # Chunkers scan the UTF-8 text and size chunks by line offsets: no list of every line.
     lines = Lines.of(encode_document(text))
     if format in (None, DocumentFormat.JSON):

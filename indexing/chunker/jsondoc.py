@@ -11,7 +11,7 @@ how some floats are spelled (`1e-05` there, `0.00001` here: the same number).
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from indexing.chunker.document import Chunk, OutlineEntry
-from indexing.chunker.json_members import JsonMembers
+from indexing.chunker.json_members import Members, read_members
 from indexing.chunker.lines import Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, make_chunk, split_line
 from indexing.text import one_line, sanitize
@@ -129,8 +129,12 @@ class _Place(NamedTuple):
 _ROOT = _Place(0, 0, 0, 0)
 
 
-def _members(value: dict[str, Any] | list[Any]) -> Iterator[tuple[str | None, object, bool]]:
-    """(key or None in an array, value, is last) for each member of a parsed container."""
+def _members(value: object) -> Iterator[tuple[str | None, object, bool]]:
+    """(key or None in an array, value, is last) for each member of a container."""
+    if isinstance(value, Members):
+        yield from value
+        return
+    assert isinstance(value, dict | list)
     last = len(value) - 1
     if isinstance(value, dict):
         for position, (key, child) in enumerate(value.items()):
@@ -142,7 +146,8 @@ def _members(value: dict[str, Any] | list[Any]) -> Iterator[tuple[str | None, ob
 
 @dataclass(slots=True)
 class _Measured:
-    """Where a value sits (0-based lines); `chunks` is None while it fits in one chunk."""
+    """Where a value sits (0-based lines). `chunks` is None while it fits in one chunk, else
+    its chunks not yielded yet (none, for a container walked member by member)."""
 
     start: int
     end: int
@@ -152,39 +157,37 @@ class _Measured:
     chunks: list[Chunk] | None
 
 
+Walk = Generator[Chunk, None, _Measured]
+"""Yields a container's chunks as they are made; returns its measure."""
+
+
 class JsonChunker:
     """Finds the chunks and outline of a value as its encoder writes it.
 
     Sizes are counted in UTF-8 bytes (about the characters: only chunk sizes depend on
     them), except for a line long enough to be cut into parts, whose characters count.
+    Chunks are made as they are taken (the outline is complete once they all are).
     """
 
     def __init__(self, encode: Encoder) -> None:
         self.encode = encode
         self.outline: list[OutlineEntry] = []
 
-    def chunk(self, value: dict[str, Any] | list[Any]) -> list[Chunk]:
-        """The chunks of `value`'s pretty-printed lines."""
-        return self.chunk_members(_members(value)) if value else self._chunks_of(value)
+    def chunks(self, value: object) -> Iterator[Chunk]:
+        """The chunks of `value`'s pretty-printed lines (`Members` read member by member)."""
+        measured = self._leaf(value, _ROOT, ROOT_PATH, ROOT_PATH)
+        if measured is None:
+            measured = yield from self._walk(value, _ROOT, ROOT_PATH, ROOT_PATH, ROOT_PATH)
+        if measured.chunks is None:
+            yield make_chunk(measured.start, measured.end, ROOT_PATH)
+        else:
+            yield from measured.chunks
 
-    def chunk_members(self, members: Iterable[tuple[str | None, object, bool]]) -> list[Chunk]:
-        """The chunks of a non-empty top-level container given member by member."""
-        measured = self._container(members, _ROOT, ROOT_PATH, ROOT_PATH, ROOT_PATH)
-        return self._root_chunks(measured)
-
-    def _chunks_of(self, value: object) -> list[Chunk]:
-        return self._root_chunks(self._measure(value, _ROOT, ROOT_PATH, ROOT_PATH, ROOT_PATH))
-
-    @staticmethod
-    def _root_chunks(measured: _Measured) -> list[Chunk]:
-        if measured.chunks is not None:
-            return measured.chunks
-        return [make_chunk(measured.start, measured.end, ROOT_PATH)]
-
-    def _measure(self, value: object, at: _Place, path: str, title: str, name: str) -> _Measured:
-        """Measure `value` written where `at` says; `path` is its own (JSONPath-like)."""
-        if isinstance(value, JsonMembers):
-            return self._container(value, at, path, title, name)
+    def _leaf(self, value: object, at: _Place, title: str, name: str) -> _Measured | None:
+        """Measure `value` written where `at` says without walking it (a scalar, an empty
+        container, or a container that fits in one chunk); None when it must be walked."""
+        if isinstance(value, Members):
+            return None
         if not isinstance(value, dict | list) or not value:
             written = self.encode(value)
             length = at.before + len(written) + at.after
@@ -202,89 +205,115 @@ class JsonChunker:
             chars = len(text) + lines * (2 * at.indent + 1) + at.before - 2 * at.indent + at.after
             if chars <= MAX_CHUNK_CHARS:
                 return _Measured(at.line, at.line + lines - 1, chars, title, name, None)
-        return self._container(_members(value), at, path, title, name)
+        return None
 
-    def _container(
-        self,
-        members: Iterable[tuple[str | None, object, bool]],
-        at: _Place,
-        path: str,
-        title: str,
-        name: str,
-    ) -> _Measured:
-        """Measure a non-empty container from its members."""
-        children = self._children(members, at, path)
-        end = children[-1].end + 1
-        # Not `at.after`: a container read member by member learns it only at its end.
-        chars = at.before + 2 * at.indent + 4 + sum(child.chars for child in children)
-        chunks = self._batch(children, path) if chars > MAX_CHUNK_CHARS else None
-        return _Measured(at.line, end, chars, title, name, chunks)
+    def _walk(self, value: object, at: _Place, path: str, title: str, name: str) -> Walk:
+        """Measure a non-empty container written where `at` says, member by member; yield
+        its chunks once it is known to have some (to be larger than one chunk).
 
-    def _children(
-        self, members: Iterable[tuple[str | None, object, bool]], at: _Place, path: str
-    ) -> list[_Measured]:
-        """Measure each (key, value, is last) member of a container written where `at` says;
-        keys are None in an array."""
-        children: list[_Measured] = []
+        Small consecutive members are batched into chunks; a member with chunks of its own
+        keeps them. Keys are None in an array.
+        """
+        chunks = _ContainerChunks(path)
+        chars = at.before + 2 * at.indent + 4
         indent, line = at.indent + 1, at.line + 1
         in_outline = at.indent < _OUTLINE_DEPTH
-        for position, (key, child, last) in enumerate(members):
+        for position, (key, child, last) in enumerate(_members(value)):
             if key is not None:
                 if in_outline:
                     self.outline.append(OutlineEntry(line + 1, one_line(key), at.indent))
                 before = 2 * indent + len(encode_basestring(key)) + 2
-                child_path = title = _member_path(path, key)
-                name = key
+                child_path = child_title = _member_path(path, key)
+                child_name = key
             else:
                 identity = identity_of(child)
-                name = f"[{position}]" + (f" {identity}" if identity else "")
+                child_name = f"[{position}]" + (f" {identity}" if identity else "")
                 if in_outline:
-                    self.outline.append(OutlineEntry(line + 1, name, at.indent))
+                    self.outline.append(OutlineEntry(line + 1, child_name, at.indent))
                 before = 2 * indent
                 child_path = f"{path}[{position}]"
-                title = child_path + (f" ({identity})" if identity else "")
+                child_title = child_path + (f" ({identity})" if identity else "")
             place = _Place(line, indent, before, 0 if last else 1)
-            measured = self._measure(child, place, child_path, title, name)
-            children.append(measured)
+            measured = self._leaf(child, place, child_title, child_name)
+            if measured is None:
+                walk = self._walk(child, place, child_path, child_title, child_name)
+                while True:  # the member's chunks follow what comes before it
+                    try:
+                        chunk = next(walk)
+                    except StopIteration as walked:
+                        measured = walked.value
+                        break
+                    yield from chunks.before_member_chunks()
+                    yield chunk
+            if measured.chunks is None:
+                yield from chunks.add(measured)
+            else:
+                yield from chunks.before_member_chunks()
+                yield from measured.chunks
+            chars += measured.chars
+            if chars > MAX_CHUNK_CHARS:
+                yield from chunks.known_to_have_chunks()
             line = measured.end + 1
-        return children
+        # Not `at.after`: a container read member by member learns it only at its end.
+        end = line
+        if chars <= MAX_CHUNK_CHARS:
+            return _Measured(at.line, end, chars, title, name, None)
+        yield from chunks.finish()
+        return _Measured(at.line, end, chars, title, name, [])
 
-    def _batch(self, children: list[_Measured], path: str) -> list[Chunk]:
-        """Group small consecutive children into chunks; large children keep their own."""
-        chunks: list[Chunk] = []
-        batch: list[_Measured] = []
-        size = 0
-        for child in children:
-            if child.chunks is not None or (batch and size + child.chars > TARGET_CHUNK_CHARS):
-                if batch:
-                    chunks.append(self._batch_chunk(batch, path))
-                batch, size = [], 0
-            if child.chunks is not None:
-                chunks.extend(child.chunks)
-                continue
-            batch.append(child)
-            size += child.chars
-        if batch:
-            chunks.append(self._batch_chunk(batch, path))
-        return chunks
 
-    @staticmethod
-    def _batch_chunk(batch: list[_Measured], path: str) -> Chunk:
+class _ContainerChunks:
+    """A container's chunks as its members are measured: small members batched, each
+    batch of about TARGET_CHUNK_CHARS one chunk. Chunks are held back until the container
+    is known to have chunks at all: a container of one chunk's size has none of its own.
+    """
+
+    __slots__ = ("path", "held", "batch", "size")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.held: list[Chunk] | None = []  # None once the container is known to have chunks
+        self.batch: list[_Measured] = []
+        self.size = 0
+
+    def add(self, member: _Measured) -> list[Chunk]:
+        """A member without chunks of its own: the chunks to yield now."""
+        ready = []
+        if self.batch and self.size + member.chars > TARGET_CHUNK_CHARS:
+            ready.append(self._batch_chunk())
+        self.batch.append(member)
+        self.size += member.chars
+        if self.held is None:
+            return ready
+        self.held += ready
+        return []
+
+    def before_member_chunks(self) -> list[Chunk]:
+        """A member's own chunks come next (so the container has chunks): what precedes them."""
+        ready = self.known_to_have_chunks()
+        if self.batch:
+            ready.append(self._batch_chunk())
+        return ready
+
+    def known_to_have_chunks(self) -> list[Chunk]:
+        """The container is larger than one chunk: the chunks held back."""
+        ready, self.held = self.held or [], None
+        return ready
+
+    def finish(self) -> list[Chunk]:
+        """The last chunks of a container known to have chunks."""
+        ready = self.known_to_have_chunks()
+        if self.batch:
+            ready.append(self._batch_chunk())
+        return ready
+
+    def _batch_chunk(self) -> Chunk:
+        batch = self.batch
         title = batch[0].title
         if len(batch) > 1:
-            title = one_line(f"{path}: " + ", ".join(child.name for child in batch), 200)
+            title = one_line(f"{self.path}: " + ", ".join(member.name for member in batch), 200)
+        self.batch, self.size = [], 0
         return make_chunk(batch[0].start, batch[-1].end, title)
-
-
-def _chunk_members(text: str) -> tuple[Lines, list[Chunk], list[OutlineEntry]] | None:
-    """`chunk_json` one top-level member at a time; None when the document must be whole."""
-    members = JsonMembers(text)
-    chunker = JsonChunker(_orjson_pretty)
-    try:
-        chunks = chunker.chunk_members(members)
-    except (ValueError, TypeError, RecursionError):  # orjson's errors are among these
-        return None
-    return Lines.of(members.text), chunks, chunker.outline
 
 
 def _member_path(path: str, key: str) -> str:
@@ -294,11 +323,21 @@ def _member_path(path: str, key: str) -> str:
     return f"{path}[{encode_basestring(key)}]"
 
 
-def chunk_json(text: str) -> tuple[Lines, list[Chunk], list[OutlineEntry]] | None:
-    """Pretty-print and chunk `text` when it is one JSON object or array, else None.
+class JsonDocument(NamedTuple):
+    """A JSON document pretty-printed: its lines, its chunks as they are taken, and its
+    outline (complete once the chunks all are)."""
+
+    lines: Lines
+    chunks: Iterator[Chunk]
+    outline: list[OutlineEntry]
+
+
+def chunk_json(text: str) -> JsonDocument | None:
+    """Pretty-print `text` when it is one JSON object or array and start chunking it; else
+    None.
 
     A large document is read one top-level member at a time when it can be
-    (`JsonMembers`), else whole.
+    (`read_members`), else whole.
 
     Raises:
         RecursionError: nesting deeper than the chunker can follow.
@@ -306,13 +345,25 @@ def chunk_json(text: str) -> tuple[Lines, list[Chunk], list[OutlineEntry]] | Non
     if not _OPENS_OBJECT_OR_ARRAY.match(text):
         return None  # before `sanitize`, which reads a text beyond ASCII whole
     text = sanitize(text, keep_crlf=True)
-    if len(text) >= STREAM_MIN_CHARS and (streamed := _chunk_members(text)) is not None:
-        return streamed
-    parsed = parse_json_document(text)
-    if parsed is None:
+    members = _read_members(text) if len(text) >= STREAM_MIN_CHARS else None
+    if members is not None:
+        value, pretty, encode = members, members.text, _orjson_pretty
+    elif (parsed := parse_json_document(text)) is not None:
+        value, pretty, encode = parsed
+    else:
         return None
-    chunker = JsonChunker(parsed.encode)
-    chunks = chunker.chunk(parsed.value)
-    pretty = parsed.text
-    del parsed  # the parsed value is often the largest thing in memory: gone first
-    return Lines.of(pretty), chunks, chunker.outline
+    chunker = JsonChunker(encode)
+    chunks = chunker.chunks(value)
+    if encode is _stdlib_pretty:
+        # Nesting deeper than orjson writes (255 levels) may be too deep for the walk to
+        # follow: chunked at once, so that RecursionError is raised here.
+        chunks = iter(list(chunks))
+    return JsonDocument(Lines.of(pretty), chunks, chunker.outline)
+
+
+def _read_members(text: str) -> Members | None:
+    """The document's top-level members, read one at a time; None when it must be whole."""
+    try:
+        return read_members(text)
+    except (ValueError, TypeError, RecursionError):  # orjson's errors are among these
+        return None

@@ -16,6 +16,7 @@ from indexing.chunker import (
     detect_format,
     jsondoc,
     markdown,
+    start_chunking,
 )
 from indexing.chunker.plaintext import section_titles
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS
@@ -533,7 +534,7 @@ def test_a_json_document_read_member_by_member_is_chunked_as_when_read_whole(
     ],
 )
 def test_what_cannot_be_read_member_by_member_is_read_whole(text: str) -> None:
-    assert jsondoc._chunk_members(text) is None
+    assert jsondoc._read_members(text) is None
     assert _chunked_json(text, 0) == _chunked_json(text, 2**62)
 
 
@@ -549,10 +550,25 @@ def test_a_huge_float_beside_a_long_integer_is_written_alike_either_way(text: st
     assert _chunked_json(text, 0) == _chunked_json(text, 2**62)
 
 
+@pytest.mark.parametrize("stream_min_chars", [0, 2**62], ids=["member by member", "whole"])
+def test_json_chunks_are_made_as_they_are_taken(stream_min_chars: int) -> None:
+    items = [{"name": f"item {n}", "text": "words " * 300} for n in range(40)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsondoc, "STREAM_MIN_CHARS", stream_min_chars)
+        chunking = start_chunking(json.dumps(items))
+    first = next(chunking.chunks)
+    assert first.title == "$[0] (item 0)"
+    assert len(chunking.outline) < 10  # the walk has gone no further than it had to
+    rest = list(chunking.chunks)
+    assert [entry.title for entry in chunking.outline][-3:] == ["[39] item 39", "name", "text"]
+    assert [first, *rest] == chunk_document(json.dumps(items)).chunks
+
+
 def test_a_plain_document_is_read_member_by_member_into_orjsons_text() -> None:
     text = ' \n{"k": [true, false, null], "é": {"id": 7, "x": 1.5e-07}}\n '
-    lines, _, outline = jsondoc._chunk_members(text)
-    assert bytes(lines.text) == orjson.dumps(json.loads(text), option=orjson.OPT_INDENT_2)
+    members = jsondoc._read_members(text)
+    assert bytes(members.text) == orjson.dumps(json.loads(text), option=orjson.OPT_INDENT_2)
+    _, _, _, outline = _chunked_json(text, 0)
     assert [(entry.line, entry.title) for entry in outline if entry.depth == 0] == [
         (2, "k"),
         (7, "é"),

@@ -1,5 +1,6 @@
 """SessionStore: indexing, ranked search, line reads, eviction, and resilience."""
 
+import json
 import threading
 import time
 
@@ -398,8 +399,22 @@ def test_a_reserved_label_is_taken_and_a_failed_write_says_so_when_read(monkeypa
     assert store.labels() == []  # and the store goes on working
 
 
-def test_chunks_are_indexed_while_the_rest_are_still_being_made(monkeypatch) -> None:
-    text = "".join(f"# Part {n}\n\nfact{n} " + "filler words " * 400 + "\n\n" for n in range(60))
+MARKDOWN_PARTS = "".join(
+    f"# Part {n}\n\nfact{n} " + "filler words " * 400 + "\n\n" for n in range(60)
+)
+JSON_PARTS = json.dumps(
+    [{"name": f"Part {n}", "text": f"fact{n} " + "filler words " * 400} for n in range(60)]
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "last_title"),
+    [(MARKDOWN_PARTS, "Part 59"), (JSON_PARTS, "$[59].text")],
+    ids=["markdown", "json"],
+)
+def test_chunks_are_indexed_while_the_rest_are_still_being_made(
+    monkeypatch, text: str, last_title: str
+) -> None:
     chunking = start_chunking(text)
     store, feed = SessionStore(), ChunkFeed(chunking.lines)
     written_before_the_end: list[bool] = []
@@ -420,7 +435,7 @@ def test_chunks_are_indexed_while_the_rest_are_still_being_made(monkeypatch) -> 
     writer.join(timeout=10)
     assert written_before_the_end.count(True) >= 2  # rows went in before the last chunk
     assert [hit.label for hit in store.search("fact0")] == ["t:1"]
-    assert [hit.title for hit in store.search("fact59")] == ["Part 59"]
+    assert [hit.title for hit in store.search("fact59")] == [last_title]
     assert len(store._chunks["t:1"]) == len(feed.chunks) == store.document("t:1").last_chunk
 
 
