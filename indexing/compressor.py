@@ -95,11 +95,11 @@ class ResponseCompressor:
         GIL), and is left finishing: the placeholder can be delivered at once, reads of the
         store wait for the writer, and `index()` waits for it too.
         """
-        original_bytes = utf8_size(text)
-        if original_bytes <= threshold:
+        if not _exceeds(text, threshold):
             return None
         started = time.perf_counter()
         chunking = start_chunking(text)
+        original_bytes = chunking.source_bytes
         # A run number skipped by a placeholder that turns out bigger is harmless: runs
         # only promise never to be reused.
         tool_name = sanitize(tool_name)
@@ -138,6 +138,12 @@ class ResponseCompressor:
             if indexed is None:  # no writer thread: the interpreter is shutting down
                 indexed = _run_here(record)
         return Compression(placeholder, indexed) if kept else None
+
+
+def _exceeds(text: str, limit: int) -> bool:
+    """Whether `text` takes more than `limit` UTF-8 bytes (1 to 4 a character): counted only
+    when its length leaves it open."""
+    return len(text) > limit or (4 * len(text) > limit and utf8_size(text) > limit)
 
 
 def _record(

@@ -59,6 +59,15 @@ def encode_document(text: str) -> bytearray:
     return data
 
 
+def source_utf8_size(text: str, encoded: bytes | bytearray) -> int:
+    """`utf8_size(text)`, given `encoded = encode_document(text)`: of what it replaces, only
+    `\\r\\n` (one byte fewer) and NUL (two bytes more) change the size. Cheaper than
+    encoding again: a text without `\\r` or NUL is not even counted."""
+    crlf = text.count("\r\n") if "\r" in text else 0
+    nul = text.count("\x00") if "\x00" in text else 0
+    return len(encoded) + crlf - 2 * nul
+
+
 def split_lines(text: str) -> list[str]:
     """Split on `\\n` only, so line numbers match what an editor shows; no trailing empty line."""
     if not text:

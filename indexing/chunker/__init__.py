@@ -11,7 +11,7 @@ from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
 from indexing.chunker.markdown import chunk_markdown
 from indexing.chunker.plaintext import chunk_text
-from indexing.text import encode_document
+from indexing.text import encode_document, source_utf8_size, utf8_size
 
 __all__ = [
     "Chunk",
@@ -32,12 +32,15 @@ class Chunking(NamedTuple):
 
     `outline` is complete once `chunks` is exhausted. Taking chunks while another thread
     indexes those already taken overlaps the two (see `indexing.compressor`).
+    `source_bytes` is the size of the text as given (`indexing.text.utf8_size`), not of
+    the lines served.
     """
 
     format: DocumentFormat
     lines: Lines
     chunks: Iterator[Chunk]
     outline: list[OutlineEntry]
+    source_bytes: int
 
 
 def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
@@ -51,9 +54,10 @@ def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
         except RecursionError:  # nesting deeper than the writer can follow
             json_document = None
         if json_document is not None:
-            return Chunking(DocumentFormat.JSON, *json_document)
+            return Chunking(DocumentFormat.JSON, *json_document, utf8_size(text))
     # Chunkers scan the UTF-8 text and size chunks by line offsets: no list of every line.
-    lines = Lines.of(encode_document(text))
+    encoded = encode_document(text)
+    lines = Lines.of(encoded)
     if format in (None, DocumentFormat.JSON):
         format = detect_line_format(lines)
     if format is DocumentFormat.MARKDOWN:
@@ -62,7 +66,7 @@ def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
         chunks, outline = chunk_code(lines)
     else:
         format, chunks, outline = DocumentFormat.TEXT, chunk_text(lines), []
-    return Chunking(format, lines, chunks, outline)
+    return Chunking(format, lines, chunks, outline, source_utf8_size(text, encoded))
 
 
 def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDocument:

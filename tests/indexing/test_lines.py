@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from indexing import text as text_module
 from indexing.chunker import lines as lines_module
 from indexing.chunker.lines import Lines
-from indexing.text import encode_document, sanitize
+from indexing.text import encode_document, sanitize, source_utf8_size, utf8_size
 
 pieces = st.sampled_from(
     ["a", "b", " ", "\t", "\n", "\r", "\r\n", "é", "\u3000", "😀", "\x00", "\ud800"]
@@ -35,6 +35,7 @@ def test_lines_equal_the_text_split_on_newlines_whatever_the_block_sizes(
         lines = Lines.of(data)
     expected = reference_lines(text)
     assert data == sanitize(text).encode()
+    assert source_utf8_size(text, data) == utf8_size(text)
     assert list(lines) == expected
     assert [lines[index] for index in range(len(lines))] == expected
     assert [lines.length(index) for index in range(len(lines))] == list(map(len, expected))

@@ -92,6 +92,19 @@ def test_responses_up_to_the_threshold_pass_through_without_using_a_run() -> Non
     assert counter.next_label("t").run == 1
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_the_threshold_counts_utf8_bytes_of_the_response_as_given(newline: str) -> None:
+    text = newline.join(f"ligne {n} é😀\x00 " + "mot " * 40 for n in range(200))
+    size = utf8_size(text)
+    assert len(text) < size  # characters beyond ASCII: bytes, not characters, count
+    for threshold, indexed in [(size, False), (size - 1, True), (len(text), True)]:
+        compressor = ResponseCompressor(SessionStore(), LabelCounter())
+        _, stats = compressor.compress("t", text, threshold=threshold)
+        assert (stats is not None) is indexed
+        if indexed:
+            assert stats.original_bytes == size
+
+
 def test_a_response_is_unchanged_when_the_placeholder_would_not_be_smaller() -> None:
     store = SessionStore()
     text = "\n".join(f"row {n}" for n in range(300))  # 2,289 bytes: preview + hints exceed it
