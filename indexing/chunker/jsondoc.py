@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
+from functools import partial
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
@@ -26,6 +27,7 @@ from indexing.text import one_line, sanitize
 
 NAME_FIELDS = ("name", "title", "path", "key", "uri", "url", "slug", "label", "filename", "email")
 ID_FIELDS = ("id", "uuid", "number")
+_IDENTITY_FIELDS = frozenset(NAME_FIELDS + ID_FIELDS)
 ROOT_PATH = "$"
 _OUTLINE_DEPTH = 2
 STREAM_MIN_CHARS = 256 * 1024
@@ -43,8 +45,7 @@ Encoder = Callable[[object], bytes]
 """Writes a value as its pretty-printed UTF-8 text (two-space indent, no final newline)."""
 
 
-def _orjson_pretty(value: object) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+_orjson_pretty: Encoder = partial(orjson.dumps, option=orjson.OPT_INDENT_2)  # no Python frame
 
 
 def _stdlib_pretty(value: object) -> bytes:
@@ -98,7 +99,7 @@ def _with_stdlib(text: str) -> ParsedJson | None:
 
 def identity_of(item: object) -> str | None:
     """Name an array item by its identity fields: `fix login (id=1234)`, `README.md`, `id=7`."""
-    if not isinstance(item, dict):
+    if not isinstance(item, dict) or _IDENTITY_FIELDS.isdisjoint(item):
         return None
     name = _first_scalar(item, NAME_FIELDS)
     identifier = _first_scalar(item, ID_FIELDS)
@@ -114,19 +115,6 @@ def _first_scalar(item: dict[str, Any], fields: tuple[str, ...]) -> tuple[str, s
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             return field, one_line(str(value), 60)
     return None
-
-
-class _Place(NamedTuple):
-    """Where a value is written: its first line (0-based), its depth, the characters before
-    it on that line (indentation and `"key": `) and after its last one (a comma or none)."""
-
-    line: int
-    indent: int
-    before: int
-    after: int
-
-
-_ROOT = _Place(0, 0, 0, 0)
 
 
 def _members(value: object) -> Iterator[tuple[str | None, object, bool]]:
@@ -175,68 +163,78 @@ class JsonChunker:
 
     def chunks(self, value: object) -> Iterator[Chunk]:
         """The chunks of `value`'s pretty-printed lines (`Members` read member by member)."""
-        measured = self._leaf(value, _ROOT, ROOT_PATH, ROOT_PATH)
+        measured = self._leaf(value, 0, 0, 0, 0, ROOT_PATH, ROOT_PATH)
         if measured is None:
-            measured = yield from self._walk(value, _ROOT, ROOT_PATH, ROOT_PATH, ROOT_PATH)
+            measured = yield from self._walk(value, 0, 0, 0, ROOT_PATH, ROOT_PATH, ROOT_PATH)
         if measured.chunks is None:
             yield make_chunk(measured.start, measured.end, ROOT_PATH)
         else:
             yield from measured.chunks
 
-    def _leaf(self, value: object, at: _Place, title: str, name: str) -> _Measured | None:
-        """Measure `value` written where `at` says without walking it (a scalar, an empty
-        container, or a container that fits in one chunk); None when it must be walked."""
-        if isinstance(value, Members):
+    def _leaf(
+        self, value: object, line: int, depth: int, before: int, after: int, title: str, name: str
+    ) -> _Measured | None:
+        """Measure `value` without walking it (a scalar, an empty container, or a container
+        that fits in one chunk); None when it must be walked.
+
+        It is written from 0-based `line` at depth `depth`, after `before` characters on
+        that line (indentation and `"key": `) and before `after` ones on its last (a comma
+        or none).
+        """
+        kind = type(value)
+        if kind is Members:
             return None
-        if not isinstance(value, dict | list) or not value:
+        if (kind is not dict and kind is not list) or not value:  # as JSON parsers make them
             written = self.encode(value)
-            length = at.before + len(written) + at.after
+            length = before + len(written) + after
             if length >= MAX_CHUNK_CHARS:  # bytes: count the characters, as parts do
-                length = at.before + len(written.decode("utf-8", "surrogatepass")) + at.after
+                length = before + len(written.decode("utf-8", "surrogatepass")) + after
             if length < MAX_CHUNK_CHARS:
-                return _Measured(at.line, at.line, length + 1, title, name, None)
+                return _Measured(line, line, length + 1, title, name, None)
             # One line longer than a chunk: the parts IndexRead serves are its chunks.
-            return _Measured(
-                at.line, at.line, length + 1, title, name, split_line(length, at.line, title)
-            )
-        if at.indent >= _OUTLINE_DEPTH and len(value) * (2 * at.indent + 4) <= MAX_CHUNK_CHARS:
+            return _Measured(line, line, length + 1, title, name, split_line(length, line, title))
+        if depth >= _OUTLINE_DEPTH and len(value) * (2 * depth + 4) <= MAX_CHUNK_CHARS:
             text = self.encode(value)  # perhaps small enough for one chunk: measure it whole
             lines = text.count(b"\n") + 1
-            chars = len(text) + lines * (2 * at.indent + 1) + at.before - 2 * at.indent + at.after
+            chars = len(text) + lines * (2 * depth + 1) + before - 2 * depth + after
             if chars <= MAX_CHUNK_CHARS:
-                return _Measured(at.line, at.line + lines - 1, chars, title, name, None)
+                return _Measured(line, line + lines - 1, chars, title, name, None)
         return None
 
-    def _walk(self, value: object, at: _Place, path: str, title: str, name: str) -> Walk:
-        """Measure a non-empty container written where `at` says, member by member; yield
+    def _walk(
+        self, value: object, first: int, depth: int, before: int, path: str, title: str, name: str
+    ) -> Walk:
+        """Measure a non-empty container written as `_leaf` says, member by member; yield
         its chunks once it is known to have some (to be larger than one chunk).
 
         Small consecutive members are batched into chunks; a member with chunks of its own
         keeps them. Keys are None in an array.
         """
         chunks = _ContainerChunks(path)
-        chars = at.before + 2 * at.indent + 4
-        indent, line = at.indent + 1, at.line + 1
-        in_outline = at.indent < _OUTLINE_DEPTH
+        chars = before + 2 * depth + 4
+        indent, line = depth + 1, first + 1
+        in_outline = depth < _OUTLINE_DEPTH
         for position, (key, child, last) in enumerate(_members(value)):
             if key is not None:
                 if in_outline:
-                    self.outline.append(OutlineEntry(line + 1, one_line(key), at.indent))
-                before = 2 * indent + len(encode_basestring(key)) + 2
+                    self.outline.append(OutlineEntry(line + 1, one_line(key), depth))
+                child_before = 2 * indent + len(encode_basestring(key)) + 2
                 child_path = child_title = _member_path(path, key)
                 child_name = key
             else:
                 identity = identity_of(child)
                 child_name = f"[{position}]" + (f" {identity}" if identity else "")
                 if in_outline:
-                    self.outline.append(OutlineEntry(line + 1, child_name, at.indent))
-                before = 2 * indent
+                    self.outline.append(OutlineEntry(line + 1, child_name, depth))
+                child_before = 2 * indent
                 child_path = f"{path}[{position}]"
                 child_title = child_path + (f" ({identity})" if identity else "")
-            place = _Place(line, indent, before, 0 if last else 1)
-            measured = self._leaf(child, place, child_title, child_name)
+            after = 0 if last else 1
+            measured = self._leaf(child, line, indent, child_before, after, child_title, child_name)
             if measured is None:
-                walk = self._walk(child, place, child_path, child_title, child_name)
+                walk = self._walk(
+                    child, line, indent, child_before, child_path, child_title, child_name
+                )
                 while True:  # the member's chunks follow what comes before it
                     try:
                         chunk = next(walk)
@@ -246,20 +244,20 @@ class JsonChunker:
                     yield from chunks.before_member_chunks()
                     yield chunk
             if measured.chunks is None:
-                yield from chunks.add(measured)
+                if ready := chunks.add(measured):
+                    yield from ready
             else:
                 yield from chunks.before_member_chunks()
                 yield from measured.chunks
             chars += measured.chars
-            if chars > MAX_CHUNK_CHARS:
+            if chars > MAX_CHUNK_CHARS and chunks.held is not None:
                 yield from chunks.known_to_have_chunks()
             line = measured.end + 1
-        # Not `at.after`: a container read member by member learns it only at its end.
-        end = line
+        # Not its `after`: a container read member by member learns it only at its end.
         if chars <= MAX_CHUNK_CHARS:
-            return _Measured(at.line, end, chars, title, name, None)
+            return _Measured(first, line, chars, title, name, None)
         yield from chunks.finish()
-        return _Measured(at.line, end, chars, title, name, [])
+        return _Measured(first, line, chars, title, name, [])
 
 
 class _ContainerChunks:
