@@ -17,7 +17,7 @@ import numpy as np
 
 from indexing.text import LINE_PART_CHARS
 
-BLOCK_BYTES = 1 << 20
+BLOCK_BYTES = 1 << 16
 """Newlines are looked for a block of this many bytes at a time (bounding numpy's buffers)."""
 NEWLINE = ord("\n")
 
