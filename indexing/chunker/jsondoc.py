@@ -3,10 +3,12 @@
 The text is written by orjson at C speed; chunking walks the parsed value only where a
 chunk boundary or a Contents entry can fall: a container that fits in one chunk is
 measured from its own pretty-printed text (line count and size), never visited value by
-value. JSON orjson cannot carry exactly (NaN or Infinity, integers beyond 64 bits, nesting
-deeper than it follows) is parsed and written by the standard library instead, the same
-way: `json.dumps(indent=2, ensure_ascii=False)`, which orjson's output matches except in
-how some floats are spelled (`1e-05` there, `0.00001` here: the same number).
+value. The text is written first, whole; chunks are then made as they are taken, so a
+writer can index the first ones while the rest are found. JSON orjson cannot carry
+exactly (NaN or Infinity, integers beyond 64 bits, nesting deeper than it follows) is
+parsed and written by the standard library instead, the same way:
+`json.dumps(indent=2, ensure_ascii=False)`, which orjson's output matches except in how
+some floats are spelled (`1e-05` there, `0.00001` here: the same number).
 """
 
 import json
@@ -241,13 +243,13 @@ class JsonChunker:
                     except StopIteration as walked:
                         measured = walked.value
                         break
-                    yield from chunks.before_member_chunks()
+                    yield from chunks.flush()
                     yield chunk
             if measured.chunks is None:
                 if ready := chunks.add(measured):
                     yield from ready
             else:
-                yield from chunks.before_member_chunks()
+                yield from chunks.flush()
                 yield from measured.chunks
             chars += measured.chars
             if chars > MAX_CHUNK_CHARS and chunks.held is not None:
@@ -256,7 +258,7 @@ class JsonChunker:
         # Not its `after`: a container read member by member learns it only at its end.
         if chars <= MAX_CHUNK_CHARS:
             return _Measured(first, line, chars, title, name, None)
-        yield from chunks.finish()
+        yield from chunks.flush()
         return _Measured(first, line, chars, title, name, [])
 
 
@@ -286,20 +288,14 @@ class _ContainerChunks:
         self.held += ready
         return []
 
-    def before_member_chunks(self) -> list[Chunk]:
-        """A member's own chunks come next (so the container has chunks): what precedes them."""
-        ready = self.known_to_have_chunks()
-        if self.batch:
-            ready.append(self._batch_chunk())
-        return ready
-
     def known_to_have_chunks(self) -> list[Chunk]:
         """The container is larger than one chunk: the chunks held back."""
         ready, self.held = self.held or [], None
         return ready
 
-    def finish(self) -> list[Chunk]:
-        """The last chunks of a container known to have chunks."""
+    def flush(self) -> list[Chunk]:
+        """The container has chunks: those held back and the batch so far (before a
+        member's own chunks, or at the end)."""
         ready = self.known_to_have_chunks()
         if self.batch:
             ready.append(self._batch_chunk())
