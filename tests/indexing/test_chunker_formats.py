@@ -1,6 +1,7 @@
 """Format-aware chunking: line ranges, titles, outlines, and size bounds."""
 
 import json
+import re
 from unittest import mock
 
 import orjson
@@ -336,6 +337,44 @@ def test_code_is_chunked_by_top_level_definition_with_its_decorators() -> None:
 )
 def test_detect_format_tells_formats_apart(text: str, expected: DocumentFormat) -> None:
     assert detect_format(text) is expected
+
+
+def _detected_line_by_line(lines: list[str]) -> DocumentFormat:
+    """The detection rules applied to each line in turn (what the regex scans must match)."""
+    nonblank = [line for line in lines if line.strip()]
+    fences = sum(1 for line in lines if re.match(r" {0,3}(?:```|~~~)", line))
+    headings = any(re.match(r" {0,3}#{1,6}[ \t]+\S", line) for line in lines) or any(
+        above.strip() and re.match(r" {0,3}(?:={3,}|-{3,})[ \t]*$", line)
+        for above, line in zip(lines, lines[1:], strict=False)
+    )
+    definition = any(re.match(r"def |class |func |fn |function ", line) for line in lines)
+    code_shaped = sum(
+        1
+        for line in nonblank
+        if re.match(r"\s|import\s|from\s+\S+\s+import\s|package\s|use\s|#include|@|//", line)
+        or line.rstrip().endswith((";", "{", "}", "(", ")", "[", "]", ":", ","))
+    )
+    if definition and not fences and code_shaped * 2 >= len(nonblank):
+        return DocumentFormat.CODE
+    if headings or fences >= 2:
+        return DocumentFormat.MARKDOWN
+    return DocumentFormat.TEXT
+
+
+detection_lines = st.sampled_from(
+    ["# Title", "#nospace", "   ## deep", "    # indented", "```", "~~~ py", "===", "---",
+     "Heading", "", "  ", "def f(x):", "class A:", "func main() {", "fn run()", "function g()",
+     "    return 1", "import os", "from a import b", "use std::io;", "#include <x>", "@dec",
+     "// note", "}", "call(a,", "plain words", "- item", "x = 1;", "\tindented"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(detection_lines, min_size=1, max_size=30))
+def test_format_detection_scans_agree_with_the_rules_applied_line_by_line(
+    lines: list[str],
+) -> None:
+    assert detect_format("\n".join(lines)) is _detected_line_by_line(lines)
 
 
 def test_log_lines_are_cut_into_overlapping_windows() -> None:
