@@ -49,7 +49,7 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,12 +98,15 @@ class Plan:
     memory_sizes: list[int]
     queries: int
     placeholder_repeats: int
-
-    def repeats(self, size: int) -> int:
-        """More repeats for small documents; at least 2 (3 in the full run) for big ones."""
-        return max(self.min_repeats, min(9, (8 * MIB) // size))
-
     min_repeats: int = 3
+    passes: int = 3
+    """Throughput is measured in this many passes over every row, interleaved."""
+
+    def repeats_per_pass(self, size: int) -> int:
+        """More repeats for small documents; in all, at least 3 (1 in the quick run) and
+        about 9 for small ones."""
+        repeats = max(self.min_repeats, min(9, (8 * MIB) // size))
+        return -(-repeats // self.passes)
 
 
 FULL = Plan(
@@ -121,6 +124,7 @@ QUICK = Plan(
     queries=100,
     placeholder_repeats=5,
     min_repeats=1,
+    passes=1,
 )
 
 
@@ -212,34 +216,53 @@ class ThroughputRow:
         return self.size / MIB / self.floor_seconds
 
 
-def throughput(kind: str, target: int, plan: Plan) -> ThroughputRow:
-    text = corpus(kind, target)
-    size = nbytes(text)
-    repeats = plan.repeats(size)
-    times, chunk_times, floor_times = [], [], []
-    trigrams = size <= DEFAULT_TRIGRAM_MAX_BYTES
-    lines = chunks = 0
-    detected = ""
-    for _ in range(repeats):
-        gc.collect()
-        seconds, lines, chunks, detected = index_once(text)
-        times.append(seconds)
-        chunk_times.append(chunk_once(text))
-        gc.collect()
-        floor_times.append(floor_once(text, trigrams))
-    return ThroughputRow(
-        kind,
-        target,
-        size,
-        detected,
-        lines,
-        chunks,
-        trigrams,
-        statistics.median(times),
-        statistics.median(chunk_times),
-        statistics.median(floor_times),
-        repeats,
-    )
+@dataclass
+class _Samples:
+    """Timings of one (format, size) row, gathered over the passes."""
+
+    text: str
+    index: list[float] = field(default_factory=list)
+    chunk: list[float] = field(default_factory=list)
+    floor: list[float] = field(default_factory=list)
+    shape: tuple[int, int, str] = (0, 0, "")  # lines, chunks, detected format
+
+
+def throughput_rows(plan: Plan) -> list[ThroughputRow]:
+    """Every format and size, measured in `plan.passes` passes over all of them.
+
+    This machine's speed drifts (by a third, over minutes); passes spread a slow spell
+    over every row instead of the few measured during it.
+    """
+    rows = {(kind, size): _Samples(corpus(kind, size)) for kind in FORMATS for size in plan.sizes}
+    for number in range(1, plan.passes + 1):
+        for samples in rows.values():
+            text = samples.text
+            trigrams = nbytes(text) <= DEFAULT_TRIGRAM_MAX_BYTES
+            for _ in range(plan.repeats_per_pass(nbytes(text))):
+                gc.collect()
+                seconds, *shape = index_once(text)
+                samples.index.append(seconds)
+                samples.shape = tuple(shape)  # type: ignore[assignment]
+                samples.chunk.append(chunk_once(text))
+                gc.collect()
+                samples.floor.append(floor_once(text, trigrams))
+        print(f"  throughput pass {number} of {plan.passes} done", file=sys.stderr, flush=True)
+    return [
+        ThroughputRow(
+            kind,
+            size,
+            nbytes(samples.text),
+            samples.shape[2],
+            samples.shape[0],
+            samples.shape[1],
+            nbytes(samples.text) <= DEFAULT_TRIGRAM_MAX_BYTES,
+            statistics.median(samples.index),
+            statistics.median(samples.chunk),
+            statistics.median(samples.floor),
+            len(samples.index),
+        )
+        for (kind, size), samples in rows.items()
+    ]
 
 
 def placeholder_latency(kind: str, repeats: int) -> tuple[float, float, float]:
@@ -520,7 +543,10 @@ def report(
         "",
         "### Index throughput",
         "",
-        "`ResponseCompressor.compress` into a fresh store, wall time, median of the repeats: "
+        "`ResponseCompressor.compress` into a fresh store, wall time, median of the repeats, "
+        f"taken in {plan.passes} interleaved pass{'es' if plan.passes > 1 else ''} over all rows "
+        "(this machine's speed drifts by up to "
+        "a third over minutes: passes spread a slow spell over every row): "
         "the response is chunked in this thread while a writer thread writes its FTS5 rows "
         "(as in the gateway, whose threads switch every "
         f"{SWITCH_INTERVAL_SECONDS * 1000:g} ms: `tune_thread_switching`). *floor* = the "
@@ -669,11 +695,7 @@ def main() -> None:
         return
     plan = QUICK if options.quick else FULL
     started = time.perf_counter()
-    rows = []
-    for kind in FORMATS:
-        for size in plan.sizes:
-            rows.append(throughput(kind, size, plan))
-            print(f"  {kind} {size_name(size)}: {rows[-1].mb_s:.1f} MiB/s", file=sys.stderr)
+    rows = throughput_rows(plan)
     placeholders = {kind: placeholder_latency(kind, plan.placeholder_repeats) for kind in FORMATS}
     print("  placeholders done", file=sys.stderr, flush=True)
     searches = search_latency(plan)
