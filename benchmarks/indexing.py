@@ -568,7 +568,7 @@ def report(
             f"| **{r.mb_s:.1f}** | {r.chunk_seconds / r.seconds:.0%} | {r.floor_mb_s:.1f} "
             f"| {r.seconds / r.floor_seconds:.1f}x |"
         )
-    big = [r for r in rows if r.size >= MIB]
+    big = [r for r in rows if r.target >= MIB]
     slowest = min(big or rows, key=lambda r: r.mb_s)
     out += [
         "",
