@@ -226,6 +226,10 @@ class _Samples:
     floor: list[float] = field(default_factory=list)
     shape: tuple[int, int, str] = (0, 0, "")  # lines, chunks, detected format
 
+    def __post_init__(self) -> None:
+        self.size = nbytes(self.text)
+        self.trigrams = self.size <= DEFAULT_TRIGRAM_MAX_BYTES
+
 
 def throughput_rows(plan: Plan) -> list[ThroughputRow]:
     """Every format and size, measured in `plan.passes` passes over all of them.
@@ -236,26 +240,24 @@ def throughput_rows(plan: Plan) -> list[ThroughputRow]:
     rows = {(kind, size): _Samples(corpus(kind, size)) for kind in FORMATS for size in plan.sizes}
     for number in range(1, plan.passes + 1):
         for samples in rows.values():
-            text = samples.text
-            trigrams = nbytes(text) <= DEFAULT_TRIGRAM_MAX_BYTES
-            for _ in range(plan.repeats_per_pass(nbytes(text))):
+            for _ in range(plan.repeats_per_pass(samples.size)):
                 gc.collect()
-                seconds, *shape = index_once(text)
+                seconds, lines, chunks, detected = index_once(samples.text)
                 samples.index.append(seconds)
-                samples.shape = tuple(shape)  # type: ignore[assignment]
-                samples.chunk.append(chunk_once(text))
+                samples.shape = (lines, chunks, detected)
+                samples.chunk.append(chunk_once(samples.text))
                 gc.collect()
-                samples.floor.append(floor_once(text, trigrams))
+                samples.floor.append(floor_once(samples.text, samples.trigrams))
         print(f"  throughput pass {number} of {plan.passes} done", file=sys.stderr, flush=True)
     return [
         ThroughputRow(
             kind,
             size,
-            nbytes(samples.text),
+            samples.size,
             samples.shape[2],
             samples.shape[0],
             samples.shape[1],
-            nbytes(samples.text) <= DEFAULT_TRIGRAM_MAX_BYTES,
+            samples.trigrams,
             statistics.median(samples.index),
             statistics.median(samples.chunk),
             statistics.median(samples.floor),

@@ -4,12 +4,12 @@ import re
 from collections.abc import Iterator
 
 from indexing.chunker.document import Chunk, OutlineEntry
+from indexing.chunker.line_patterns import LINE_SPACE as _SPACE
 from indexing.chunker.line_patterns import LinePattern
 from indexing.chunker.lines import Lines
 from indexing.chunker.packing import pack_lines
 from indexing.text import one_line
 
-_SPACE = r"[^\S\n]"  # whitespace within a line: the pattern also scans whole texts
 _DEFINITION = (
     r"(?:"
     rf"(?:async{_SPACE}+)?def{_SPACE}+\w"  # Python

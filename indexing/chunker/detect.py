@@ -2,11 +2,11 @@
 
 from indexing.chunker.code import DEFINITION_LINE
 from indexing.chunker.document import DocumentFormat
+from indexing.chunker.line_patterns import LINE_SPACE as _SPACE
 from indexing.chunker.line_patterns import LinePattern
 from indexing.chunker.lines import Lines
 
 SAMPLE_LINES = 2000
-_SPACE = r"[^\S\n]"  # whitespace within a line
 _HEADING = LinePattern(r" {0,3}#{1,6}[ \t]+\S")
 _SETEXT_HEADING = LinePattern(rf"{_SPACE}*\S[^\n]*\n {{0,3}}(?:={{3,}}|-{{3,}})[ \t]*$")
 """A non-blank line with an underline of `===` or `---` below it."""

@@ -10,6 +10,9 @@ from collections.abc import Iterator
 
 from indexing.chunker.lines import Lines
 
+LINE_SPACE = r"[^\S\n]"
+"""Whitespace within a line, for patterns scanned over whole texts (`\\s` would cross lines)."""
+
 
 class LinePattern:
     """A regex matched at the line starts of a UTF-8 text; in `pattern`, `$` ends a line
