@@ -1,6 +1,7 @@
 """Text normalisation shared by chunking, storing, reading and previews."""
 
 import re
+from typing import NamedTuple
 
 LINE_PART_CHARS = 2000
 """Lines longer than this are served (and chunked) in parts of this many characters."""
@@ -32,15 +33,24 @@ def sanitize(text: str, *, keep_crlf: bool = False) -> str:
     return text
 
 
-def encode_document(text: str) -> bytearray:
+class EncodedDocument(NamedTuple):
+    """A document's UTF-8 text as `encode_document` makes it, and the size of the original."""
+
+    data: bytearray
+    source_bytes: int
+    """`utf8_size` of the text as given (before NUL and `\\r\\n` were replaced)."""
+
+
+def encode_document(text: str) -> EncodedDocument:
     """Return `text` as UTF-8 safe for SQLite and line numbers, as `sanitize` makes it.
 
     Lone surrogates and NUL become U+FFFD, `\\r\\n` and a lone `\\r` become `\\n`. Done a block
     at a time, into one buffer: the text is never copied whole as a `str` (which can take
-    4 bytes a character) and never held twice.
+    4 bytes a character) and never held twice. The original's size is counted on the way
+    (a lone surrogate and its U+FFFD both take 3 bytes).
     """
     data = bytearray()
-    start = 0
+    source_bytes = start = 0
     while start < len(text):
         end = start + UTF8_BLOCK_CHARS
         if text[end - 1 : end + 1] == "\r\n":
@@ -50,22 +60,14 @@ def encode_document(text: str) -> bytearray:
             encoded = block.encode("utf-8")
         except UnicodeEncodeError:
             encoded = _LONE_SURROGATE.sub("\ufffd", block).encode("utf-8")
+        source_bytes += len(encoded)
         if _NUL in encoded:
             encoded = encoded.replace(_NUL, _REPLACEMENT)
         if b"\r" in encoded:
             encoded = _LINE_END.sub(b"\n", encoded)
         data += encoded
         start = end
-    return data
-
-
-def source_utf8_size(text: str, encoded: bytes | bytearray) -> int:
-    """`utf8_size(text)`, given `encoded = encode_document(text)`: of what it replaces, only
-    `\\r\\n` (one byte fewer) and NUL (two bytes more) change the size. Cheaper than
-    encoding again: a text without `\\r` or NUL is not even counted."""
-    crlf = text.count("\r\n") if "\r" in text else 0
-    nul = text.count("\x00") if "\x00" in text else 0
-    return len(encoded) + crlf - 2 * nul
+    return EncodedDocument(data, source_bytes)
 
 
 def split_lines(text: str) -> list[str]:

@@ -11,7 +11,7 @@ from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
 from indexing.chunker.markdown import chunk_markdown
 from indexing.chunker.plaintext import chunk_text
-from indexing.text import encode_document, source_utf8_size, utf8_size
+from indexing.text import encode_document, utf8_size
 
 __all__ = [
     "Chunk",
@@ -57,7 +57,7 @@ def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
             return Chunking(DocumentFormat.JSON, *json_document, utf8_size(text))
     # Chunkers scan the UTF-8 text and size chunks by line offsets: no list of every line.
     encoded = encode_document(text)
-    lines = Lines.of(encoded)
+    lines = Lines.of(encoded.data)
     if format in (None, DocumentFormat.JSON):
         format = detect_line_format(lines)
     if format is DocumentFormat.MARKDOWN:
@@ -66,7 +66,7 @@ def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
         chunks, outline = chunk_code(lines)
     else:
         format, chunks, outline = DocumentFormat.TEXT, chunk_text(lines), []
-    return Chunking(format, lines, chunks, outline, source_utf8_size(text, encoded))
+    return Chunking(format, lines, chunks, outline, encoded.source_bytes)
 
 
 def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDocument:

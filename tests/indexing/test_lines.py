@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from indexing import text as text_module
 from indexing.chunker import lines as lines_module
 from indexing.chunker.lines import Lines
-from indexing.text import encode_document, sanitize, source_utf8_size, utf8_size
+from indexing.text import encode_document, sanitize, utf8_size
 
 pieces = st.sampled_from(
     ["a", "b", " ", "\t", "\n", "\r", "\r\n", "é", "\u3000", "😀", "\x00", "\ud800"]
@@ -31,11 +31,11 @@ def test_lines_equal_the_text_split_on_newlines_whatever_the_block_sizes(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(text_module, "UTF8_BLOCK_CHARS", encode_block)
         patch.setattr(lines_module, "BLOCK_BYTES", split_block)
-        data = encode_document(text)
-        lines = Lines.of(data)
+        encoded = encode_document(text)
+        lines = Lines.of(encoded.data)
     expected = reference_lines(text)
-    assert data == sanitize(text).encode()
-    assert source_utf8_size(text, data) == utf8_size(text)
+    assert encoded.data == sanitize(text).encode()
+    assert encoded.source_bytes == utf8_size(text)
     assert list(lines) == expected
     assert [lines[index] for index in range(len(lines))] == expected
     assert [lines.length(index) for index in range(len(lines))] == list(map(len, expected))
@@ -48,7 +48,7 @@ def test_lines_equal_the_text_split_on_newlines_whatever_the_block_sizes(
 def test_ranges_parts_and_pieces_match_the_line_list(text: str, data: st.DataObject) -> None:
     long_line = data.draw(st.sampled_from(["", "x" * 4500, "é" * 4500]))
     text += long_line
-    lines, expected = Lines.of(encode_document(text)), reference_lines(text)
+    lines, expected = Lines.of(encode_document(text).data), reference_lines(text)
     if not expected:
         return
     first = data.draw(st.integers(0, len(expected) - 1))
@@ -79,7 +79,7 @@ def test_out_of_range_lines_raise_index_error() -> None:
 
 
 def test_line_ends_become_newlines_and_nothing_unsafe_is_kept() -> None:
-    lines = Lines.of(encode_document("# Title\r\n\r\nbody 😀\rnext\x00\ud800\r\nlast"))
+    lines = Lines.of(encode_document("# Title\r\n\r\nbody 😀\rnext\x00\ud800\r\nlast").data)
     assert list(lines) == ["# Title", "", "body 😀", "next\ufffd\ufffd", "last"]
     assert lines.span(1, 3) == "# Title\n\nbody 😀"
     assert lines.utf8_size() == len("# Title\n\nbody 😀\nnext\ufffd\ufffd\nlast\n".encode())
@@ -87,6 +87,6 @@ def test_line_ends_become_newlines_and_nothing_unsafe_is_kept() -> None:
 
 def test_a_wide_text_is_kept_as_utf8() -> None:
     text = "naïve 😀 line\r\n" * 1000
-    lines = Lines.of(encode_document(text))
+    lines = Lines.of(encode_document(text).data)
     assert len(lines.text) == lines.utf8_size() == len("naïve 😀 line\n".encode()) * 1000
     assert not lines.ascii and lines[999] == "naïve 😀 line"
