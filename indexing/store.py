@@ -334,7 +334,7 @@ class SessionStore:
         tables = FTS_TABLES if with_trigrams else FTS_TABLES[:1]
         statements = [insert_rows_sql(table, delete=delete) for table in tables]
         sources = (
-            RowSource(feed.lines, feed.chunks[start:stop], first + start)
+            RowSource(feed.lines, feed.chunks.columns(start, stop), first + start)
             for feed, first in documents
             for start, stop in feed.ranges()
         )

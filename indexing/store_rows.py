@@ -7,12 +7,13 @@ large document, or of hundreds of small ones) is one statement, run with Python'
 released.
 """
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+import numpy as np
 import orjson
 
-from indexing.chunker import Chunk, Lines
+from indexing.chunker import ChunkColumns, Lines
 from indexing.text import LINE_PART_CHARS, part_count, sanitize
 
 
@@ -27,7 +28,7 @@ class RowSource(NamedTuple):
     """Chunks of one document, to be written with rowids from `first_rowid`."""
 
     lines: Lines
-    chunks: Sequence[Chunk]
+    chunks: ChunkColumns
     first_rowid: int
 
 
@@ -53,7 +54,8 @@ def row_batches(sources: Iterable[RowSource], batch_bytes: int) -> Iterator[RowB
     for lines, chunks, rowid in sources:
         view = memoryview(lines.text)
         low = high = -1  # the part of this document's text the batch takes: low..high
-        for title, start, end in _byte_ranges(lines, chunks):
+        begins, ends = _byte_ranges(lines, chunks)
+        for title, start, end in zip(chunks.titles, begins, ends, strict=True):
             if low >= 0 and (start < low or batch.size + high - low >= batch_bytes):
                 batch.take(view[low:high])
                 low = -1
@@ -100,27 +102,27 @@ class _Batch:
         return batch
 
 
-def _byte_ranges(lines: Lines, chunks: Sequence[Chunk]) -> Iterator[tuple[str, int, int]]:
-    """(title, start, end) of each chunk's body in the text: what `Lines.span` returns."""
-    starts, count = lines.starts, len(lines)
+def _byte_ranges(lines: Lines, chunks: ChunkColumns) -> tuple[list[int], list[int]]:
+    """Where each chunk's body starts and ends in the text: what `Lines.span` returns."""
+    starts, count = np.frombuffer(lines.starts, lines.starts.typecode).astype(np.int64), len(lines)
+    last = np.minimum(chunks.end_lines, count)
+    empty = last < chunks.start_lines  # lines past the end: an empty body
+    begins = starts[np.minimum(chunks.start_lines - 1, count)]
+    ends = starts[last] - 1
+    begins[empty] = ends[empty] = 0
+    begins_list, ends_list = begins.tolist(), ends.tolist()
     part_bounds: list[int] = []
     parted_line = 0
-    for title, start_line, end_line, part in chunks:
-        if part is None:
-            last = min(end_line, count)
-            if last < start_line:
-                yield title, 0, 0
-            else:
-                yield title, starts[start_line - 1], starts[last] - 1
-            continue
+    for at in np.flatnonzero(chunks.parts).tolist():  # parts of long lines
+        start_line, part = int(chunks.start_lines[at]), int(chunks.parts[at])
         if start_line > count:
-            yield title, 0, 0
             continue
         if start_line != parted_line:
             parted_line, part_bounds = start_line, _part_bounds(lines, start_line - 1)
         last_part = len(part_bounds) - 1
-        begin = part_bounds[min(part - 1, last_part)]
-        yield title, begin, part_bounds[min(part, last_part)]
+        begins_list[at] = part_bounds[min(part - 1, last_part)]
+        ends_list[at] = part_bounds[min(part, last_part)]
+    return begins_list, ends_list
 
 
 def _part_bounds(lines: Lines, index: int) -> list[int]:

@@ -3,7 +3,7 @@
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from indexing.chunker.chunk_list import ChunkList
+from indexing.chunker.chunk_list import ChunkColumns, ChunkList
 from indexing.chunker.code import chunk_code
 from indexing.chunker.detect import detect_line_format
 from indexing.chunker.document import Chunk, DocumentFormat, OutlineEntry, ParsedDocument
@@ -15,6 +15,7 @@ from indexing.text import encode_document, utf8_size
 
 __all__ = [
     "Chunk",
+    "ChunkColumns",
     "ChunkList",
     "DocumentFormat",
     "Lines",

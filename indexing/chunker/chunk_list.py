@@ -5,9 +5,21 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
-from typing import overload
+from typing import NamedTuple, overload
+
+import numpy as np
 
 from indexing.chunker.document import Chunk
+
+
+class ChunkColumns(NamedTuple):
+    """Some chunks of a `ChunkList` as columns: what writing their FTS rows takes, with no
+    tuple made per chunk."""
+
+    titles: list[str]
+    start_lines: np.ndarray  # 1-based, int64
+    end_lines: np.ndarray
+    parts: np.ndarray  # 0: the chunk is whole lines
 
 
 class ChunkList(Sequence[Chunk]):
@@ -61,6 +73,16 @@ class ChunkList(Sequence[Chunk]):
 
     def __len__(self) -> int:
         return len(self._fields) // 4
+
+    def columns(self, start: int = 0, stop: int | None = None) -> ChunkColumns:
+        """The chunks start..stop (all by default) as columns."""
+        stop = len(self) if stop is None else stop
+        # A copy: a view would keep `append` (in another thread) from growing the array.
+        fields = np.frombuffer(self._fields[4 * start : 4 * stop], np.uint32).reshape(-1, 4)
+        title = self._title
+        titles = [title(number) for number in fields[:, 0].tolist()]
+        numbers = fields[:, 1:].astype(np.int64)
+        return ChunkColumns(titles, numbers[:, 0], numbers[:, 1], numbers[:, 2])
 
     @overload
     def __getitem__(self, index: int) -> Chunk: ...

@@ -18,7 +18,9 @@ def bodies_sqlite_slices(document, batch_bytes: int) -> list[tuple[int, str, str
     """(rowid, title, body) as the store's statement writes them, into a plain table."""
     db = sqlite3.connect(":memory:")
     db.execute("CREATE TABLE plain (title, body)")
-    for batch in row_batches([RowSource(document.lines, document.chunks, 7)], batch_bytes):
+    for batch in row_batches(
+        [RowSource(document.lines, document.chunks.columns(), 7)], batch_bytes
+    ):
         db.execute(insert_rows_sql("plain"), batch)
     rows = db.execute("SELECT rowid, title, body FROM plain ORDER BY rowid").fetchall()
     db.close()
@@ -53,7 +55,8 @@ def test_a_batch_can_hold_the_chunks_of_many_documents(texts: list[str], batch_b
     documents = [chunk_document(text) for text in texts]
     firsts = [1000 * number for number in range(len(documents))]  # ids need not be adjacent
     sources = [
-        RowSource(d.lines, d.chunks, first) for d, first in zip(documents, firsts, strict=True)
+        RowSource(d.lines, d.chunks.columns(), first)
+        for d, first in zip(documents, firsts, strict=True)
     ]
     db = sqlite3.connect(":memory:")
     db.execute("CREATE TABLE plain (title, body)")
