@@ -56,16 +56,15 @@ class Members:
     def __len__(self) -> int:
         return len(self.spans) // 2
 
-    def __iter__(self) -> Iterator[tuple[str | None, "object | Members", bool]]:
-        """(key or None, value, is last) for each member; values are read back one at a time."""
-        last = len(self) - 1
-        for position in range(last + 1):
+    def __iter__(self) -> Iterator[tuple[str | None, "object | Members"]]:
+        """(key or None, value) for each member; values are read back one at a time."""
+        for position in range(len(self)):
             key = None if self.keys is None else self.keys[position]
             value = self.nested.get(position)
             if value is None:
                 start, end = self.spans[2 * position], self.spans[2 * position + 1]
                 value = orjson.loads(memoryview(self.text)[start:end])
-            yield key, value, position == last
+            yield key, value
 
 
 def read_members(document: str) -> Members:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import repeat
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
@@ -119,19 +120,14 @@ def _first_scalar(item: dict[str, Any], fields: tuple[str, ...]) -> tuple[str, s
     return None
 
 
-def _members(value: object) -> Iterator[tuple[str | None, object, bool]]:
-    """(key or None in an array, value, is last) for each member of a container."""
-    if isinstance(value, Members):
-        yield from value
-        return
-    assert isinstance(value, dict | list)
-    last = len(value) - 1
-    if isinstance(value, dict):
-        for position, (key, child) in enumerate(value.items()):
-            yield key, child, position == last
-    else:
-        for position, child in enumerate(value):
-            yield None, child, position == last
+def _members(value: object) -> Iterator[tuple[str | None, object]]:
+    """(key, or None in an array; value) for each member of a container."""
+    if type(value) is dict:
+        return iter(value.items())
+    if type(value) is list:
+        return zip(repeat(None), value)
+    assert isinstance(value, Members), type(value)
+    return iter(value)
 
 
 @dataclass(slots=True)
@@ -216,7 +212,8 @@ class JsonChunker:
         chars = before + 2 * depth + 4
         indent, line = depth + 1, first + 1
         in_outline = depth < _OUTLINE_DEPTH
-        for position, (key, child, last) in enumerate(_members(value)):
+        last = len(value) - 1
+        for position, (key, child) in enumerate(_members(value)):
             if key is not None:
                 if in_outline:
                     self.outline.append(OutlineEntry(line + 1, one_line(key), depth))
@@ -231,7 +228,7 @@ class JsonChunker:
                 child_before = 2 * indent
                 child_path = f"{path}[{position}]"
                 child_title = child_path + (f" ({identity})" if identity else "")
-            after = 0 if last else 1
+            after = 0 if position == last else 1
             measured = self._leaf(child, line, indent, child_before, after, child_title, child_name)
             if measured is None:
                 walk = self._walk(
