@@ -104,11 +104,11 @@ class _Batch:
 
 def _byte_ranges(lines: Lines, chunks: ChunkColumns) -> tuple[list[int], list[int]]:
     """Where each chunk's body starts and ends in the text: what `Lines.span` returns."""
-    starts, count = np.frombuffer(lines.starts, lines.starts.typecode).astype(np.int64), len(lines)
+    starts, count = np.frombuffer(lines.starts, lines.starts.typecode), len(lines)
     last = np.minimum(chunks.end_lines, count)
     empty = last < chunks.start_lines  # lines past the end: an empty body
-    begins = starts[np.minimum(chunks.start_lines - 1, count)]
-    ends = starts[last] - 1
+    begins = starts[np.minimum(chunks.start_lines - 1, count)].astype(np.int64)
+    ends = starts[last].astype(np.int64) - 1
     begins[empty] = ends[empty] = 0
     begins_list, ends_list = begins.tolist(), ends.tolist()
     part_bounds: list[int] = []
