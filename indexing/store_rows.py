@@ -10,7 +10,6 @@ released.
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-import numpy as np
 import orjson
 
 from indexing.chunker import ChunkColumns, Lines
@@ -54,8 +53,7 @@ def row_batches(sources: Iterable[RowSource], batch_bytes: int) -> Iterator[RowB
     for lines, chunks, rowid in sources:
         view = memoryview(lines.text)
         low = high = -1  # the part of this document's text the batch takes: low..high
-        begins, ends = _byte_ranges(lines, chunks)
-        for title, start, end in zip(chunks.titles, begins, ends, strict=True):
+        for title, (start, end) in zip(chunks.titles, _byte_ranges(lines, chunks), strict=True):
             if low >= 0 and (start < low or batch.size + high - low >= batch_bytes):
                 batch.take(view[low:high])
                 low = -1
@@ -102,27 +100,23 @@ class _Batch:
         return batch
 
 
-def _byte_ranges(lines: Lines, chunks: ChunkColumns) -> tuple[list[int], list[int]]:
+def _byte_ranges(lines: Lines, chunks: ChunkColumns) -> Iterator[tuple[int, int]]:
     """Where each chunk's body starts and ends in the text: what `Lines.span` returns."""
-    starts, count = np.frombuffer(lines.starts, lines.starts.typecode), len(lines)
-    last = np.minimum(chunks.end_lines, count)
-    empty = last < chunks.start_lines  # lines past the end: an empty body
-    begins = starts[np.minimum(chunks.start_lines - 1, count)].astype(np.int64)
-    ends = starts[last].astype(np.int64) - 1
-    begins[empty] = ends[empty] = 0
-    begins_list, ends_list = begins.tolist(), ends.tolist()
+    starts, count = lines.starts, len(lines)
     part_bounds: list[int] = []
     parted_line = 0
-    for at in np.flatnonzero(chunks.parts).tolist():  # parts of long lines
-        start_line, part = int(chunks.start_lines[at]), int(chunks.parts[at])
-        if start_line > count:
+    for first, end, part in zip(chunks.start_lines, chunks.end_lines, chunks.parts, strict=True):
+        if not part:
+            last = end if end < count else count
+            yield (0, 0) if last < first else (starts[first - 1], starts[last] - 1)
             continue
-        if start_line != parted_line:
-            parted_line, part_bounds = start_line, _part_bounds(lines, start_line - 1)
+        if first > count:
+            yield 0, 0
+            continue
+        if first != parted_line:  # a long line's parts: bounds found once per line
+            parted_line, part_bounds = first, _part_bounds(lines, first - 1)
         last_part = len(part_bounds) - 1
-        begins_list[at] = part_bounds[min(part - 1, last_part)]
-        ends_list[at] = part_bounds[min(part, last_part)]
-    return begins_list, ends_list
+        yield part_bounds[min(part - 1, last_part)], part_bounds[min(part, last_part)]
 
 
 def _part_bounds(lines: Lines, index: int) -> list[int]:

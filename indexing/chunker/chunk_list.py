@@ -7,8 +7,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import NamedTuple, overload
 
-import numpy as np
-
 from indexing.chunker.document import Chunk
 
 
@@ -17,9 +15,9 @@ class ChunkColumns(NamedTuple):
     tuple made per chunk."""
 
     titles: list[str]
-    start_lines: np.ndarray  # 1-based, int64
-    end_lines: np.ndarray
-    parts: np.ndarray  # 0: the chunk is whole lines
+    start_lines: array  # 1-based
+    end_lines: array
+    parts: array  # 0: the chunk is whole lines
 
 
 class ChunkList(Sequence[Chunk]):
@@ -77,12 +75,10 @@ class ChunkList(Sequence[Chunk]):
     def columns(self, start: int = 0, stop: int | None = None) -> ChunkColumns:
         """The chunks start..stop (all by default) as columns."""
         stop = len(self) if stop is None else stop
-        # A copy: a view would keep `append` (in another thread) from growing the array.
-        fields = np.frombuffer(self._fields[4 * start : 4 * stop], np.uint32).reshape(-1, 4)
+        fields = self._fields[4 * start : 4 * stop]  # a copy: `append` may go on meanwhile
         title = self._title
-        titles = [title(number) for number in fields[:, 0].tolist()]
-        numbers = fields[:, 1:].astype(np.int64)
-        return ChunkColumns(titles, numbers[:, 0], numbers[:, 1], numbers[:, 2])
+        titles = [title(number) for number in fields[0::4]]
+        return ChunkColumns(titles, fields[1::4], fields[2::4], fields[3::4])
 
     @overload
     def __getitem__(self, index: int) -> Chunk: ...
