@@ -4,8 +4,8 @@ Semantics: the query is split on whitespace; every piece becomes a quoted FTS5 s
 (embedded `"` doubled), so operators (`AND`, `NEAR(`, `*`, `^`, `-`, `col:`) are plain text.
 Pieces are OR-ed (`any_of`): BM25 ranks chunks matching more (and rarer) pieces first. The
 store may also join parenthesised groups of them by AND or NOT (see
-`SessionStore._ranked_by_rare`), which no piece can break out of. For the
-porter table a piece like `read_file` becomes the phrase "read file"; for the trigram
+`indexing.store_ranking.Ranking.ranked_by_rare`), which no piece can break out of. For
+the porter table a piece like `read_file` becomes the phrase "read file"; for the trigram
 table pieces shorter than three characters cannot match and are dropped. The trigram
 table is only asked when some piece is one the porter table cannot serve: a plain
 lowercase word (`[a-z]+`) is matched by its stem there, while identifiers, digits,

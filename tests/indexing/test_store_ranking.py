@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexing.store import SessionStore
+from indexing.store_ranking import Ranking
 
 SHARE = {"alpha": 0.7, "bravo": 0.4, "charlie": 0.25, "delta": 0.1, "echo": 0.04, "foxtrot": 0.015}
 """The share of sections holding each word (some also in their heading)."""
@@ -36,7 +37,7 @@ def stores() -> Iterator[tuple[SessionStore, SessionStore]]:
         text = "\n".join(_section(rnd) for _ in range(12))
         store.add(f"t:{number}", text, tool="t")
     plain = store.copy()
-    plain._ranked_by_rare = lambda *_: None
+    plain._ranking.ranked_by_rare = lambda *_: None
     yield store, plain
     store.close()
     plain.close()
@@ -46,14 +47,14 @@ def stores() -> Iterator[tuple[SessionStore, SessionStore]]:
 def answers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each ranking by rare phrases answered (True) or declined (False)."""
     seen: list[bool] = []
-    ranked_by_rare = SessionStore._ranked_by_rare
+    ranked_by_rare = Ranking.ranked_by_rare
 
-    def spy(self: SessionStore, *args: object) -> list[int] | None:
+    def spy(self: Ranking, *args: object) -> list[int] | None:
         ranked = ranked_by_rare(self, *args)
         seen.append(ranked is not None)
         return ranked
 
-    monkeypatch.setattr(SessionStore, "_ranked_by_rare", spy)
+    monkeypatch.setattr(Ranking, "ranked_by_rare", spy)
     return seen
 
 
