@@ -2,11 +2,10 @@
 
 import json
 
-from indexing.chunker import Lines, OutlineEntry
+from indexing.chunker import CONTENTS_BYTES, Lines, OutlineEntry
 from indexing.text import one_line, utf8_size
 
 PREVIEW_BYTES = 2048
-CONTENTS_BYTES = 2048
 
 
 def render_placeholder(

@@ -6,7 +6,13 @@ from typing import NamedTuple
 from indexing.chunker.chunk_list import ChunkColumns, ChunkList
 from indexing.chunker.code import chunk_code
 from indexing.chunker.detect import detect_line_format
-from indexing.chunker.document import Chunk, DocumentFormat, OutlineEntry, ParsedDocument
+from indexing.chunker.document import (
+    CONTENTS_BYTES,
+    Chunk,
+    DocumentFormat,
+    OutlineEntry,
+    ParsedDocument,
+)
 from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
 from indexing.chunker.markdown import chunk_markdown
@@ -14,6 +20,7 @@ from indexing.chunker.plaintext import chunk_text
 from indexing.text import encode_document, utf8_size
 
 __all__ = [
+    "CONTENTS_BYTES",
     "Chunk",
     "ChunkColumns",
     "ChunkList",

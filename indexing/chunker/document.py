@@ -32,6 +32,11 @@ class Chunk(NamedTuple):
     part: int | None = None
 
 
+CONTENTS_BYTES = 2048
+"""A placeholder's Contents show at most this many bytes of the outline, a level at a time
+(`indexing.placeholder.render_contents`)."""
+
+
 class OutlineEntry(NamedTuple):
     """One Contents entry: where a piece of the document's own structure starts."""
 

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from indexing.chunker.document import Chunk, OutlineEntry
+from indexing.chunker.document import CONTENTS_BYTES, Chunk, OutlineEntry
 from indexing.chunker.json_members import Members, read_members
 from indexing.chunker.lines import Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, make_chunk, split_line
@@ -31,8 +31,13 @@ from indexing.text import one_line, sanitize
 NAME_FIELDS = ("name", "title", "path", "key", "uri", "url", "slug", "label", "filename", "email")
 ID_FIELDS = ("id", "uuid", "number")
 _IDENTITY_FIELDS = frozenset(NAME_FIELDS + ID_FIELDS)
+_NAMING_TYPES = frozenset((str, int, float))
+"""The values that can name an item (as JSON parsers make them: `True` is not one)."""
 ROOT_PATH = "$"
 _OUTLINE_DEPTH = 2
+"""Members of containers above this depth are outline entries: the top level's, and theirs."""
+_MIN_ENTRY_BYTES = len("  - [L1] \n")
+"""What an outline entry below the top level takes in Contents at the least."""
 STREAM_MIN_CHARS = 256 * 1024
 """Documents this long are read one top-level member at a time where possible."""
 _OPENS_OBJECT_OR_ARRAY = re.compile(r"\s*[{[]")
@@ -115,7 +120,7 @@ def _first_scalar(item: dict[str, Any], fields: tuple[str, ...]) -> tuple[str, s
     """Return (field, value shortened to one line) for the first field holding a scalar."""
     for field in fields:
         value = item.get(field)
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
+        if value is not None and type(value) in _NAMING_TYPES:
             return field, one_line(str(value), 60)
     return None
 
@@ -150,20 +155,37 @@ Walk = Generator[Chunk, None, _Measured]
 class JsonChunker:
     """Finds the chunks and outline of a value as its encoder writes it.
 
-    Sizes are counted in UTF-8 bytes (about the characters: only chunk sizes depend on
-    them), except for a line long enough to be cut into parts, whose characters count.
+    Sizes are counted in UTF-8 bytes of the text written, except for a line long enough
+    to be cut into parts, whose characters count.
     Chunks are made as they are taken (the outline is complete once they all are).
     """
 
-    def __init__(self, encode: Encoder) -> None:
+    def __init__(self, encode: Encoder, lines: Lines) -> None:
         self.encode = encode
+        self.lines = lines  # the text `encode` writes
         self.outline: list[OutlineEntry] = []
+        self.outline_depth = _OUTLINE_DEPTH
+        self._deepest_entries = 0  # in the outline's deepest level (below the top one)
+
+    def _add_entry(self, line: int, title: str, depth: int) -> None:
+        """Add an outline entry at `depth`, while its level can still be shown.
+
+        Contents show a level below the top one whole or not at all: once the entries of
+        the deepest level could not fit even at their shortest, that level is dropped, and
+        the containers whose members it lists need no longer be walked for it.
+        """
+        self.outline.append(OutlineEntry(line, title, depth))
+        if depth and depth == self.outline_depth - 1:
+            self._deepest_entries += 1
+            if self._deepest_entries * _MIN_ENTRY_BYTES > CONTENTS_BYTES:
+                self.outline_depth = depth
+                self.outline[:] = [entry for entry in self.outline if entry.depth < depth]
 
     def chunks(self, value: object) -> Iterator[Chunk]:
         """The chunks of `value`'s pretty-printed lines (`Members` read member by member)."""
         measured = self._leaf(value, 0, 0, 0, 0, ROOT_PATH, ROOT_PATH)
         if measured is None:
-            measured = yield from self._walk(value, 0, 0, 0, ROOT_PATH, ROOT_PATH, ROOT_PATH)
+            measured = yield from self._walk(value, 0, 0, 0, 0, ROOT_PATH, ROOT_PATH, ROOT_PATH)
         if measured.chunks is None:
             yield make_chunk(measured.start, measured.end, ROOT_PATH)
         else:
@@ -185,22 +207,30 @@ class JsonChunker:
         if (kind is not dict and kind is not list) or not value:  # as JSON parsers make them
             written = self.encode(value)
             length = before + len(written) + after
-            if length >= MAX_CHUNK_CHARS:  # bytes: count the characters, as parts do
-                length = before + len(written.decode("utf-8", "surrogatepass")) + after
+            if length >= MAX_CHUNK_CHARS:  # bytes: count the line's characters, as parts do
+                length = self.lines.length(line)
             if length < MAX_CHUNK_CHARS:
                 return _Measured(line, line, length + 1, title, name, None)
             # One line longer than a chunk: the parts IndexRead serves are its chunks.
             return _Measured(line, line, length + 1, title, name, split_line(length, line, title))
-        if depth >= _OUTLINE_DEPTH and len(value) * (2 * depth + 4) <= MAX_CHUNK_CHARS:
+        if depth >= self.outline_depth and len(value) * (2 * depth + 4) <= MAX_CHUNK_CHARS:
             text = self.encode(value)  # perhaps small enough for one chunk: measure it whole
-            lines = text.count(b"\n") + 1
-            chars = len(text) + lines * (2 * depth + 1) + before - 2 * depth + after
+            lines = text.count(b"\n") + 1  # each below the first indented `depth` levels
+            chars = before + len(text) + 2 * depth * (lines - 1) + after + 1
             if chars <= MAX_CHUNK_CHARS:
                 return _Measured(line, line + lines - 1, chars, title, name, None)
         return None
 
     def _walk(
-        self, value: object, first: int, depth: int, before: int, path: str, title: str, name: str
+        self,
+        value: object,
+        first: int,
+        depth: int,
+        before: int,
+        after: int,
+        path: str,
+        title: str,
+        name: str,
     ) -> Walk:
         """Measure a non-empty container written as `_leaf` says, member by member; yield
         its chunks once it is known to have some (to be larger than one chunk).
@@ -209,22 +239,21 @@ class JsonChunker:
         keeps them. Keys are None in an array.
         """
         chunks = _ContainerChunks(path)
-        chars = before + 2 * depth + 4
+        chars = before + 2 * depth + 4 + after  # its opening and closing lines
         indent, line = depth + 1, first + 1
-        in_outline = depth < _OUTLINE_DEPTH
         last = len(value) - 1
         for position, (key, child) in enumerate(_members(value)):
             if key is not None:
-                if in_outline:
-                    self.outline.append(OutlineEntry(line + 1, one_line(key), depth))
-                child_before = 2 * indent + len(encode_basestring(key)) + 2
+                if depth < self.outline_depth:
+                    self._add_entry(line + 1, one_line(key), depth)
+                child_before = 2 * indent + len(self.encode(key)) + 2  # `"key": `
                 child_path = child_title = _member_path(path, key)
                 child_name = key
             else:
                 identity = identity_of(child)
                 child_name = f"[{position}]" + (f" {identity}" if identity else "")
-                if in_outline:
-                    self.outline.append(OutlineEntry(line + 1, child_name, depth))
+                if depth < self.outline_depth:
+                    self._add_entry(line + 1, child_name, depth)
                 child_before = 2 * indent
                 child_path = f"{path}[{position}]"
                 child_title = child_path + (f" ({identity})" if identity else "")
@@ -232,7 +261,7 @@ class JsonChunker:
             measured = self._leaf(child, line, indent, child_before, after, child_title, child_name)
             if measured is None:
                 walk = self._walk(
-                    child, line, indent, child_before, child_path, child_title, child_name
+                    child, line, indent, child_before, after, child_path, child_title, child_name
                 )
                 while True:  # the member's chunks follow what comes before it
                     try:
@@ -252,7 +281,6 @@ class JsonChunker:
             if chars > MAX_CHUNK_CHARS and chunks.held is not None:
                 yield from chunks.known_to_have_chunks()
             line = measured.end + 1
-        # Not its `after`: a container read member by member learns it only at its end.
         if chars <= MAX_CHUNK_CHARS:
             return _Measured(first, line, chars, title, name, None)
         yield from chunks.flush()
@@ -343,13 +371,14 @@ def chunk_json(text: str) -> JsonDocument | None:
         value, pretty, encode = parsed
     else:
         return None
-    chunker = JsonChunker(encode)
+    lines = Lines.of(pretty)
+    chunker = JsonChunker(encode, lines)
     chunks = chunker.chunks(value)
     if encode is _stdlib_pretty:
         # Nesting deeper than orjson writes (255 levels) may be too deep for the walk to
         # follow: chunked at once, so that RecursionError is raised here.
         chunks = iter(list(chunks))
-    return JsonDocument(Lines.of(pretty), chunks, chunker.outline)
+    return JsonDocument(lines, chunks, chunker.outline)
 
 
 def _read_members(text: str) -> Members | None:

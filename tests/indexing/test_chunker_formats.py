@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexing.chunker import (
+    CONTENTS_BYTES,
     Chunk,
     DocumentFormat,
     Lines,
@@ -21,6 +22,7 @@ from indexing.chunker import (
 )
 from indexing.chunker.plaintext import section_titles
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS
+from indexing.placeholder import render_contents
 from indexing.store import SessionStore
 from indexing.text import LINE_PART_CHARS, part_count
 
@@ -554,6 +556,63 @@ def test_a_json_document_read_member_by_member_is_chunked_as_when_read_whole(
 ) -> None:
     text = json.dumps(value, indent=(None, 2)[len(str(value)) % 2])
     assert _chunked_json(text, 0) == _chunked_json(text, 2**62)
+
+
+small_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+    st.lists(st.integers(), max_size=4),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=3),
+)
+records = st.lists(
+    st.dictionaries(
+        st.sampled_from(["id", "name", "score", "tags", "owner", "é", "x" * 30]),
+        small_values,
+        min_size=1,
+        max_size=6,
+    ),
+    min_size=30,
+    max_size=120,
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(records, st.booleans())
+def test_a_json_outline_level_contents_cannot_show_is_dropped_and_nothing_else_changes(
+    items: list[dict], wrapped: bool
+) -> None:
+    """Past the entries Contents can show, records are measured whole, not member by member:
+    the same chunks, and the same Contents."""
+    text = json.dumps({"total": len(items), "items": items} if wrapped else items)
+    document = chunk_document(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsondoc, "CONTENTS_BYTES", 2**62)  # every level could be shown
+        every_level = chunk_document(text)
+    assert document.chunks == every_level.chunks
+    assert render_contents(document.outline) == render_contents(every_level.outline)
+    deepest = [entry for entry in every_level.outline if entry.depth == 1]
+    if len(deepest) * len("  - [L1] \n") > CONTENTS_BYTES:
+        assert all(entry.depth == 0 for entry in document.outline)
+    else:
+        assert document.outline == every_level.outline
+
+
+def test_a_long_list_of_records_keeps_only_its_top_level_outline() -> None:
+    items = [{"id": number, "name": f"item {number}", "size": number * 3} for number in range(500)]
+    document = chunk_document(json.dumps(items))
+    assert [entry.title for entry in document.outline[:2]] == [
+        "[0] item 0 (id=0)",
+        "[1] item 1 (id=1)",
+    ]
+    assert {entry.depth for entry in document.outline} == {0}
+    assert len(document.outline) == 500
 
 
 @pytest.mark.parametrize(
