@@ -1,8 +1,8 @@
 """Shared by the indexing benchmarks: real text from this machine, and docs/benchmarks.md sections.
 
 Every corpus is text that already exists on a Debian machine set up for this repository
-(the pinned `.venv` and `node_modules`, Debian's man pages, changelogs and logs); nothing
-here writes text of its own.
+(the pinned `.venv` and `node_modules`, Debian's man pages, changelogs, logs and package
+records); nothing here writes text of its own.
 """
 
 from __future__ import annotations
@@ -77,8 +77,10 @@ def relative(path: Path) -> str:
 
 
 def clear_caches() -> None:
-    """Forget parsed JSON files (memory measurements start from a clean heap)."""
+    """Forget parsed JSON files and package records (memory measurements start from a
+    clean heap)."""
     _json_item.cache_clear()
+    package_records.cache_clear()
 
 
 def read_text(path: Path) -> str:
@@ -199,6 +201,43 @@ def json_of_size(paths: list[Path], size: int, skip: int = 0) -> str:
     if not items:
         raise RuntimeError(f"no parsable JSON file fits in {size:,} bytes")
     return "[\n" + ",\n".join(items) + "\n]\n"
+
+
+DPKG_STATUS = Path("/var/lib/dpkg/status")
+
+
+@functools.cache
+def package_records() -> tuple[dict[str, str], ...]:
+    """Debian's installed-package records (`/var/lib/dpkg/status`): one dict of fields each,
+    a field's continuation lines joined to its value by newlines."""
+    records: list[dict[str, str]] = []
+    for stanza in DPKG_STATUS.read_text(encoding="utf-8", errors="replace").split("\n\n"):
+        record: dict[str, str] = {}
+        field = ""
+        for line in stanza.splitlines():
+            if line[:1] in (" ", "\t") and field:
+                record[field] += "\n" + line.strip()
+            elif ":" in line:
+                field, value = line.split(":", 1)
+                record[field] = value.strip()
+        if record:
+            records.append(record)
+    if not records:
+        raise RuntimeError(f"no package records in {DPKG_STATUS}")
+    return tuple(records)
+
+
+def records_of_size(size: int, skip: int = 0) -> str:
+    """A JSON array of package records written compactly (as an API answers a list), of
+    about `size` bytes; repeats the records when there are too few."""
+    records = package_records()
+    chosen: list[dict[str, str]] = []
+    total = 2
+    while total < size:
+        record = records[(skip + len(chosen)) % len(records)]
+        chosen.append(record)
+        total += len(json.dumps(record, ensure_ascii=False).encode("utf-8")) + 2
+    return json.dumps(chosen, ensure_ascii=False)
 
 
 @functools.cache

@@ -5,9 +5,11 @@ Run from the repository root (about 4 minutes; `--quick` about 1):
     .venv/bin/python benchmarks/indexing.py [--quick] [--no-docs]
 
 Corpora are real text from this machine (see `benchmarks/_docs.py`): Markdown files of
-`node_modules/` and the venv, a JSON array of the real JSON files there, Django's Python
-modules, and plain-text logs (`/var/log/*.log`, then Debian changelogs). Files are
-concatenated (and repeated when there is too little) to each size.
+`node_modules/` and the venv, a JSON array of the real JSON files there (a few large
+items), a compact JSON array of Debian's package records (`/var/lib/dpkg/status`: many
+small records, as an API answers a list), Django's Python modules, and plain-text logs
+(`/var/log/*.log`, then Debian changelogs). Files and records are concatenated (and
+repeated when there is too little) to each size.
 
 * index throughput: `ResponseCompressor.compress` (chunk, placeholder; the store written by
   a writer thread meanwhile) into a fresh `SessionStore`, wall time, median over repeats,
@@ -78,7 +80,7 @@ TARGET_MB_S = 20.0
 TARGET_PLACEHOLDER_MS = 100.0
 TARGET_SEARCH_P50_MS = 5.0
 TARGET_MEMORY_RATIO = 3.0
-FORMATS = ("markdown", "json", "code", "logs")
+FORMATS = ("markdown", "json", "records", "code", "logs")
 SERVER_MALLOC = {"MALLOC_ARENA_MAX": "1"}
 """The malloc setting `make serve` runs the gateway with (see the Makefile)."""
 FTS_TABLES = ("chunk_words", "chunk_trigrams")
@@ -136,6 +138,8 @@ _PATHS: dict[str, list[Path]] = {}
 
 def corpus(kind: str, size: int, skip: int = 0) -> str:
     """Real text of one format, about `size` UTF-8 bytes; `skip` varies the files used."""
+    if kind == "records":
+        return _docs.records_of_size(size, skip)
     if kind not in _PATHS:
         _PATHS[kind] = _SOURCES[kind]()
     if kind == "json":
