@@ -164,7 +164,7 @@ class JsonChunker:
         self.encode = encode
         self.lines = lines  # the text `encode` writes
         self.outline: list[OutlineEntry] = []
-        self.outline_depth = _OUTLINE_DEPTH
+        self._outline_depth = _OUTLINE_DEPTH
         self._deepest_entries = 0  # in the outline's deepest level (below the top one)
 
     def _add_entry(self, line: int, title: str, depth: int) -> None:
@@ -175,10 +175,10 @@ class JsonChunker:
         the containers whose members it lists need no longer be walked for it.
         """
         self.outline.append(OutlineEntry(line, title, depth))
-        if depth and depth == self.outline_depth - 1:
+        if depth and depth == self._outline_depth - 1:
             self._deepest_entries += 1
             if self._deepest_entries * _MIN_ENTRY_BYTES > CONTENTS_BYTES:
-                self.outline_depth = depth
+                self._outline_depth = depth
                 self.outline[:] = [entry for entry in self.outline if entry.depth < depth]
 
     def chunks(self, value: object) -> Iterator[Chunk]:
@@ -197,9 +197,9 @@ class JsonChunker:
         """Measure `value` without walking it (a scalar, an empty container, or a container
         that fits in one chunk); None when it must be walked.
 
-        It is written from 0-based `line` at depth `depth`, after `before` characters on
-        that line (indentation and `"key": `) and before `after` ones on its last (a comma
-        or none).
+        It is written from 0-based `line` at depth `depth`, after `before` bytes on that
+        line (indentation and `"key": `) and before `after` ones on its last (a comma or
+        none).
         """
         kind = type(value)
         if kind is Members:
@@ -213,7 +213,7 @@ class JsonChunker:
                 return _Measured(line, line, length + 1, title, name, None)
             # One line longer than a chunk: the parts IndexRead serves are its chunks.
             return _Measured(line, line, length + 1, title, name, split_line(length, line, title))
-        if depth >= self.outline_depth and len(value) * (2 * depth + 4) <= MAX_CHUNK_CHARS:
+        if depth >= self._outline_depth and len(value) * (2 * depth + 4) <= MAX_CHUNK_CHARS:
             text = self.encode(value)  # perhaps small enough for one chunk: measure it whole
             lines = text.count(b"\n") + 1  # each below the first indented `depth` levels
             chars = before + len(text) + 2 * depth * (lines - 1) + after + 1
@@ -244,7 +244,7 @@ class JsonChunker:
         last = len(value) - 1
         for position, (key, child) in enumerate(_members(value)):
             if key is not None:
-                if depth < self.outline_depth:
+                if depth < self._outline_depth:
                     self._add_entry(line + 1, one_line(key), depth)
                 child_before = 2 * indent + len(self.encode(key)) + 2  # `"key": `
                 child_path = child_title = _member_path(path, key)
@@ -252,7 +252,7 @@ class JsonChunker:
             else:
                 identity = identity_of(child)
                 child_name = f"[{position}]" + (f" {identity}" if identity else "")
-                if depth < self.outline_depth:
+                if depth < self._outline_depth:
                     self._add_entry(line + 1, child_name, depth)
                 child_before = 2 * indent
                 child_path = f"{path}[{position}]"
