@@ -207,10 +207,10 @@ DPKG_STATUS = Path("/var/lib/dpkg/status")
 
 
 @functools.cache
-def package_records() -> tuple[dict[str, str], ...]:
-    """Debian's installed-package records (`/var/lib/dpkg/status`): one dict of fields each,
-    a field's continuation lines joined to its value by newlines."""
-    records: list[dict[str, str]] = []
+def package_records() -> tuple[str, ...]:
+    """Debian's installed-package records (`/var/lib/dpkg/status`), each a JSON object of its
+    fields written compactly; a field's continuation lines join its value by newlines."""
+    records: list[str] = []
     for stanza in DPKG_STATUS.read_text(encoding="utf-8", errors="replace").split("\n\n"):
         record: dict[str, str] = {}
         field = ""
@@ -221,23 +221,23 @@ def package_records() -> tuple[dict[str, str], ...]:
                 field, value = line.split(":", 1)
                 record[field] = value.strip()
         if record:
-            records.append(record)
+            records.append(json.dumps(record, ensure_ascii=False))
     if not records:
         raise RuntimeError(f"no package records in {DPKG_STATUS}")
     return tuple(records)
 
 
 def records_of_size(size: int, skip: int = 0) -> str:
-    """A JSON array of package records written compactly (as an API answers a list), of
-    about `size` bytes; repeats the records when there are too few."""
+    """A compact JSON array of package records (as an API answers a list), of about `size`
+    bytes; repeats the records when there are too few."""
     records = package_records()
-    chosen: list[dict[str, str]] = []
+    chosen: list[str] = []
     total = 2
     while total < size:
         record = records[(skip + len(chosen)) % len(records)]
         chosen.append(record)
-        total += len(json.dumps(record, ensure_ascii=False).encode("utf-8")) + 2
-    return json.dumps(chosen, ensure_ascii=False)
+        total += len(record.encode("utf-8")) + 2
+    return "[" + ", ".join(chosen) + "]"
 
 
 @functools.cache

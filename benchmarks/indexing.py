@@ -228,7 +228,9 @@ class _Samples:
     index: list[float] = field(default_factory=list)
     chunk: list[float] = field(default_factory=list)
     floor: list[float] = field(default_factory=list)
-    shape: tuple[int, int, str] = (0, 0, "")  # lines, chunks, detected format
+    lines: int = 0
+    chunks: int = 0
+    detected: str = ""
 
     def __post_init__(self) -> None:
         self.size = nbytes(self.text)
@@ -246,9 +248,8 @@ def throughput_rows(plan: Plan) -> list[ThroughputRow]:
         for samples in rows.values():
             for _ in range(plan.repeats_per_pass(samples.size)):
                 gc.collect()
-                seconds, lines, chunks, detected = index_once(samples.text)
+                seconds, samples.lines, samples.chunks, samples.detected = index_once(samples.text)
                 samples.index.append(seconds)
-                samples.shape = (lines, chunks, detected)
                 samples.chunk.append(chunk_once(samples.text))
                 gc.collect()
                 samples.floor.append(floor_once(samples.text, samples.trigrams))
@@ -258,9 +259,9 @@ def throughput_rows(plan: Plan) -> list[ThroughputRow]:
             kind,
             size,
             samples.size,
-            samples.shape[2],
-            samples.shape[0],
-            samples.shape[1],
+            samples.detected,
+            samples.lines,
+            samples.chunks,
             samples.trigrams,
             statistics.median(samples.index),
             statistics.median(samples.chunk),

@@ -3,7 +3,7 @@
 import json
 
 from indexing.chunker import CONTENTS_BYTES, Lines, OutlineEntry
-from indexing.text import one_line, utf8_size
+from indexing.text import utf8_size
 
 PREVIEW_BYTES = 2048
 
@@ -73,7 +73,7 @@ def render_contents(outline: list[OutlineEntry]) -> list[str]:
         level = [index for index, entry in enumerate(outline) if entry.depth == depth]
         size = 0
         for index in level:
-            rendered[index] = _item(outline[index], top)
+            rendered[index] = outline[index].contents_item(top)
             size += utf8_size(rendered[index]) + 1
             if used + size > CONTENTS_BYTES:
                 break
@@ -91,14 +91,9 @@ def _cut(outline: list[OutlineEntry], rendered: dict[int, str], top: int) -> lis
     kept: list[str] = []
     used = 0
     for index in level:
-        item = rendered.get(index) or _item(outline[index], top)
+        item = rendered.get(index) or outline[index].contents_item(top)
         used += utf8_size(item) + 1
         if used > CONTENTS_BYTES - 64:  # leave room for the note
             break
         kept.append(item)
     return [*kept, f"- … {len(level) - len(kept)} more entries (search or read to find them)"]
-
-
-def _item(entry: OutlineEntry, top: int) -> str:
-    """One entry as a list item, indented two spaces per level below the top one."""
-    return f"{'  ' * (entry.depth - top)}- [L{entry.line}] {one_line(entry.title, 100)}"

@@ -5,6 +5,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 from indexing.chunker.lines import Lines
+from indexing.text import one_line
 
 if TYPE_CHECKING:
     from indexing.chunker.chunk_list import ChunkList
@@ -43,6 +44,10 @@ class OutlineEntry(NamedTuple):
     line: int
     title: str
     depth: int = 0
+
+    def contents_item(self, top: int) -> str:
+        """The entry as a Contents list item, indented two spaces per level below `top`."""
+        return f"{'  ' * (self.depth - top)}- [L{self.line}] {one_line(self.title, 100)}"
 
 
 @dataclass(slots=True)

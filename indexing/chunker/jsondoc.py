@@ -36,8 +36,8 @@ _NAMING_TYPES = frozenset((str, int, float))
 ROOT_PATH = "$"
 _OUTLINE_DEPTH = 2
 """Members of containers above this depth are outline entries: the top level's, and theirs."""
-_MIN_ENTRY_BYTES = len("  - [L1] \n")
-"""What an outline entry below the top level takes in Contents at the least."""
+_MIN_ENTRY_BYTES = len(OutlineEntry(1, "", 1).contents_item(0)) + 1
+"""What an outline entry below the top level takes in Contents at the least (newline too)."""
 STREAM_MIN_CHARS = 256 * 1024
 """Documents this long are read one top-level member at a time where possible."""
 _OPENS_OBJECT_OR_ARRAY = re.compile(r"\s*[{[]")
