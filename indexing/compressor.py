@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from indexing.chunker import start_chunking
+from indexing.chunker import Chunking, NotStreamable, start_chunking
 from indexing.labels import LABELS, LabelCounter
 from indexing.placeholder import render_placeholder
 from indexing.stats import CompressionStats
@@ -102,13 +102,29 @@ class ResponseCompressor:
         if not _exceeds(text, threshold):
             return None
         started = time.perf_counter()
-        chunking = start_chunking(text)
-        original_bytes = chunking.source_bytes
-        # A run number skipped by a placeholder that turns out bigger is harmless: runs
-        # only promise never to be reused.
         tool_name = sanitize(tool_name)
+        render = partial(render_placeholder, search_tool=search_tool, read_tool=read_tool)
+        try:
+            return self._index(tool_name, start_chunking(text), render, started)
+        except NotStreamable:  # a large JSON response is read whole after all
+            return self._index(tool_name, start_chunking(text, whole_json=True), render, started)
+
+    def _index(
+        self,
+        tool_name: str,
+        chunking: Chunking,
+        render: Callable[..., str],
+        started: float,
+    ) -> Compression | None:
+        """Reserve a label, index the chunks as they are taken, render the placeholder.
+
+        If taking the chunks raises, what was written is dropped and the label left unused.
+        """
+        original_bytes = chunking.source_bytes
+        # A run number skipped by a placeholder that turns out bigger (or a JSON response
+        # read again whole) is harmless: runs only promise never to be reused.
         label = self.counter.next_label(tool_name)
-        feed = ChunkFeed(chunking.lines)
+        feed = ChunkFeed(chunking.lines, expected_bytes=original_bytes)
         try:
             reservation = self.store.reserve(
                 label.text, chunking.format, feed, tool=tool_name, run=label.run
@@ -127,13 +143,11 @@ class ResponseCompressor:
         try:
             for chunk in chunking.chunks:
                 feed.add(chunk)
-            placeholder = render_placeholder(
+            placeholder = render(
                 label=label.text,
                 original_bytes=original_bytes,
                 lines=chunking.lines,
                 outline=chunking.outline,
-                search_tool=search_tool,
-                read_tool=read_tool,
             )
             placeholder_bytes.set_result(utf8_size(placeholder))
             kept = placeholder_bytes.result() < original_bytes

@@ -38,7 +38,7 @@ class _Entry(NamedTuple):
     label: str
     format: DocumentFormat
     feed: ChunkFeed  # its lines, and its chunks: all there, or still being made
-    byte_count: int
+    byte_count: int  # expected, while its lines are still being written
     with_trigrams: bool
 
 
@@ -262,13 +262,15 @@ class SessionStore:
         taken = (self._documents, self._evicted, self._reserved, self._failed)
         if any(label in labels for labels in taken):
             raise ValueError(f'label "{label}" is already in use')
-        byte_count = feed.lines.utf8_size()
+        byte_count = feed.expected_bytes
         with_trigrams = trigrams and byte_count <= self.trigram_max_bytes
         return _Entry(label, format, feed, byte_count, with_trigrams)
 
     def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
         """Make room, then write the documents' FTS rows in one transaction; keep their
-        lines and chunks. Only the last document's chunks may still be coming.
+        lines and chunks. Only the last document's chunks may still be coming, its lines
+        still being written: room is made for its expected size, and once it is written,
+        older documents are evicted if it turned out larger.
 
         Raises:
             DocumentTooLargeError: the documents together exceed `max_bytes`.
@@ -296,7 +298,7 @@ class SessionStore:
                 run,
                 entry.format,
                 len(entry.feed.lines),
-                entry.byte_count,
+                entry.feed.lines.utf8_size(),  # written now
                 entry.with_trigrams,
                 first,
                 first + len(entry.feed.chunks) - 1,
@@ -311,6 +313,8 @@ class SessionStore:
             self._lines[info.label] = entry.feed.lines
             self._chunks[info.label] = entry.feed.chunks
             self._total_bytes += info.byte_count
+        while len(self._documents) > len(infos) and self._total_bytes > self.max_bytes:
+            self._evict(next(iter(self._documents.values())))
         return infos
 
     def _write_rows(

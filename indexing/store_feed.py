@@ -26,13 +26,22 @@ class ChunkFeed:
 
     The maker `add`s chunks and ends with `finish(keep=...)`; the writer takes them by
     index ranges (`ranges`) as whole steps arrive, and learns at the end whether to keep
-    the document.
+    the document. The lines may still be being written (`Lines.writing`): a chunk is
+    handed over once its lines are there, and `expected_bytes` stands for their size
+    until they all are.
     """
 
-    def __init__(self, lines: Lines, chunks: ChunkList | None = None) -> None:
+    def __init__(
+        self, lines: Lines, chunks: ChunkList | None = None, *, expected_bytes: int | None = None
+    ) -> None:
         self.lines = lines
         self.chunks = ChunkList() if chunks is None else chunks
-        self.step = min(MAX_STEP_BYTES, max(MIN_STEP_BYTES, lines.utf8_size() // 8))
+        if lines.complete:
+            expected_bytes = lines.utf8_size()
+        elif expected_bytes is None:
+            raise ValueError("lines still being written need their expected size")
+        self.expected_bytes = expected_bytes
+        self.step = min(MAX_STEP_BYTES, max(MIN_STEP_BYTES, self.expected_bytes // 8))
         self._handed_bytes = 0  # where the text of the chunks handed so far ends
         self._ready = len(self.chunks)
         self._finished = chunks is not None
@@ -45,7 +54,10 @@ class ChunkFeed:
     def add(self, chunk: Chunk) -> None:
         """Add the next chunk; the writer is woken once a step of text is ready."""
         self.chunks.append(chunk)
-        end = self.lines.starts[min(chunk.end_line, len(self.lines))]
+        lines = self.lines
+        if chunk.end_line > len(lines) and not lines.complete:
+            return  # its lines are still being written: handed over with a later chunk
+        end = lines.starts[min(chunk.end_line, len(lines))]
         if end - self._handed_bytes >= self.step:
             self._handed_bytes = end
             with self._changed:

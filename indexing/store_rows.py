@@ -51,11 +51,11 @@ def row_batches(sources: Iterable[RowSource], batch_bytes: int) -> Iterator[RowB
     """The rows of every source's chunks, a batch once they cover `batch_bytes` of text."""
     batch = _Batch()
     for lines, chunks, rowid in sources:
-        view = memoryview(lines.text)
+        text = lines.text  # sliced, never viewed: it may still be growing (`Lines.writing`)
         low = high = -1  # the part of this document's text the batch takes: low..high
         for title, (start, end) in zip(chunks.titles, _byte_ranges(lines, chunks), strict=True):
             if low >= 0 and (start < low or batch.size + high - low >= batch_bytes):
-                batch.take(view[low:high])
+                batch.take(text[low:high])
                 low = -1
                 if batch.size >= batch_bytes:
                     yield batch.written()
@@ -65,7 +65,7 @@ def row_batches(sources: Iterable[RowSource], batch_bytes: int) -> Iterator[RowB
             high = max(high, end)
             rowid += 1
         if low >= 0:
-            batch.take(view[low:high])
+            batch.take(text[low:high])
         if batch.size >= batch_bytes:
             yield batch.written()
     if batch.rows:
@@ -80,10 +80,10 @@ class _Batch:
 
     def __init__(self) -> None:
         self.rows: list[tuple[int, str, int, int]] = []
-        self.pieces: list[memoryview] = []
+        self.pieces: list[bytes | bytearray] = []
         self.size = 0
 
-    def take(self, piece: memoryview) -> None:
+    def take(self, piece: bytes | bytearray) -> None:
         self.pieces.append(piece)
         self.size += len(piece)
 

@@ -13,6 +13,7 @@ from indexing.chunker.document import (
     OutlineEntry,
     ParsedDocument,
 )
+from indexing.chunker.json_members import NotStreamable
 from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
 from indexing.chunker.markdown import chunk_markdown
@@ -26,6 +27,7 @@ __all__ = [
     "ChunkList",
     "DocumentFormat",
     "Lines",
+    "NotStreamable",
     "OutlineEntry",
     "ParsedDocument",
     "Chunking",
@@ -38,10 +40,11 @@ __all__ = [
 class Chunking(NamedTuple):
     """A document being chunked: its format and lines now, its chunks as they are taken.
 
-    `outline` is complete once `chunks` is exhausted. Taking chunks while another thread
-    indexes those already taken overlaps the two (see `indexing.compressor`).
-    `source_bytes` is the size of the text as given (`indexing.text.utf8_size`), not of
-    the lines served.
+    `outline` is complete once `chunks` is exhausted, and so are `lines` when they are
+    still being written (`Lines.complete`: a large JSON document's). Taking chunks while
+    another thread indexes those already taken overlaps the two (see
+    `indexing.compressor`). `source_bytes` is the size of the text as given
+    (`indexing.text.utf8_size`), not of the lines served.
     """
 
     format: DocumentFormat
@@ -51,14 +54,20 @@ class Chunking(NamedTuple):
     source_bytes: int
 
 
-def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
-    """Start chunking `text`; JSON is pretty-printed at once and served as such.
+def start_chunking(
+    text: str, format: DocumentFormat | None = None, *, whole_json: bool = False
+) -> Chunking:
+    """Start chunking `text`; JSON is served pretty-printed.
 
     `format` forces a format; a forced JSON that does not parse falls back to detection.
+    A large JSON document is read member by member as its chunks are taken: if it turns
+    out not to be readable that way (malformed past its start, or holding what orjson
+    would not write exactly), taking its chunks raises `NotStreamable`, possibly after
+    some were taken, and it must be chunked again with `whole_json=True`.
     """
     if format in (None, DocumentFormat.JSON):
         try:
-            json_document = chunk_json(text)
+            json_document = chunk_json(text, whole=whole_json)
         except RecursionError:  # nesting deeper than the writer can follow
             json_document = None
         if json_document is not None:
@@ -79,11 +88,15 @@ def start_chunking(text: str, format: DocumentFormat | None = None) -> Chunking:
 
 def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDocument:
     """Split `text` into chunks and an outline (`start_chunking`, every chunk taken)."""
-    chunking = start_chunking(text, format)
-    chunks = ChunkList(chunking.chunks)
+    try:
+        chunking = start_chunking(text, format)
+        chunks = ChunkList(chunking.chunks)
+    except NotStreamable:
+        chunking = start_chunking(text, format, whole_json=True)
+        chunks = ChunkList(chunking.chunks)
     return ParsedDocument(chunking.format, chunking.lines, chunks, chunking.outline)
 
 
 def detect_format(text: str) -> DocumentFormat:
     """The format `chunk_document` finds in `text`: JSON, Markdown, code or plain text."""
-    return start_chunking(text).format
+    return start_chunking(text, whole_json=True).format

@@ -1,26 +1,31 @@
-"""A large JSON document read one member at a time, its pretty text written alongside.
+"""A large JSON document read one member at a time as the chunker takes them, its pretty
+text written alongside.
 
 Holding a whole parsed document costs several times its size; here only one member of the
 top-level array or object (or of a top-level object's array or object) is alive at a
-time. The text written is exactly what orjson writes for the whole document (two-space
-indent), and `Members` record where each member's value was written in it, so the
-chunker can read them back one at a time. Anything orjson would not write exactly (NaN,
-Infinity, an integer beyond 64 bits, a lone surrogate, nesting deeper than it follows),
-duplicate keys and any malformed input raise `ValueError` or `TypeError`: the caller then
-reads the document whole.
+time, and the text is written as the members are taken, so what is written can be indexed
+while the rest is read. The text written is exactly what orjson writes for the whole
+document (two-space indent). Anything orjson would not write exactly (NaN, Infinity, an
+integer beyond 64 bits, a lone surrogate, nesting deeper than it follows), duplicate keys
+and any malformed input raise `NotStreamable` when the reading comes to them, possibly
+after many members were taken: the document must then be read whole.
 """
 
 import json
 import math
 import re
-from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from json.decoder import scanstring
 
 import orjson
 
+from indexing.chunker.lines import Lines
+
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+class NotStreamable(Exception):
+    """The document cannot be read member by member: read it whole."""
 
 
 def _finite(text: str) -> float:
@@ -41,85 +46,108 @@ def _skip(text: str, at: int) -> int:
     return _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
 
 
-@dataclass(slots=True)
+class _Reader:
+    """Where reading a document has got to, and the lines its text is written into."""
+
+    __slots__ = ("document", "at", "lines")
+
+    def __init__(self, document: str, lines: Lines) -> None:
+        self.document = document
+        self.at = _skip(document, 0)
+        self.lines = lines
+
+
 class Members:
-    """The members of a non-empty container, as written in `text`: keys (None in an array)
-    and where each value's text starts and ends. A member of the top-level object that is
-    itself a non-empty array or object is a `Members` of its own (`nested`, by position).
+    """The members of a non-empty array or object, read from the document as they are
+    taken: iterating yields (key, or None in an array; value; `after`), `after` being the
+    bytes written after the value on its last line (1 for a comma, 0 for the last member).
+
+    A member of the top-level object that is itself a non-empty array or object is a
+    `Members` of its own, yielded with `after` None: it knows its `after` once it has been
+    read through. Only one member is read at a time, in order.
     """
 
-    text: bytearray
-    keys: list[str] | None
-    spans: array = field(default_factory=lambda: array("q"))  # start, end of each value
-    nested: dict[int, "Members"] = field(default_factory=dict)
+    __slots__ = ("_reader", "_depth", "_keys", "_closer", "after")
 
-    def __len__(self) -> int:
-        return len(self.spans) // 2
+    def __init__(self, reader: _Reader, depth: int) -> None:
+        document, at = reader.document, reader.at
+        opener = document[at : at + 1]
+        if opener not in ("[", "{"):
+            raise NotStreamable("not a JSON array or object")
+        self._closer = "]" if opener == "[" else "}"
+        reader.at = _skip(document, at + 1)
+        if document[reader.at : reader.at + 1] == self._closer:
+            raise NotStreamable("empty")  # nothing to gain
+        self._reader, self._depth = reader, depth
+        self._keys: set[str] | None = set() if opener == "{" else None
+        self.after: int | None = None
+        reader.lines.write(opener.encode() + b"\n")
 
-    def __iter__(self) -> Iterator[tuple[str | None, "object | Members"]]:
-        """(key or None, value) for each member; values are read back one at a time."""
-        for position in range(len(self)):
-            key = None if self.keys is None else self.keys[position]
-            value = self.nested.get(position)
-            if value is None:
-                start, end = self.spans[2 * position], self.spans[2 * position + 1]
-                value = orjson.loads(memoryview(self.text)[start:end])
-            yield key, value
+    def __iter__(self) -> Iterator[tuple[str | None, "object | Members", int | None]]:
+        try:
+            yield from self._read()
+        except (ValueError, TypeError, RecursionError) as error:  # orjson's errors too
+            raise NotStreamable(str(error) or type(error).__name__) from None
 
-
-def read_members(document: str) -> Members:
-    """Write `document` pretty-printed, one member at a time; its top-level members.
-
-    The whole text is in the returned `Members.text`.
-    """
-    text = bytearray()
-    members, at = _read(document, _skip(document, 0), 0, text)
-    if _skip(document, at) != len(document):
-        raise ValueError("data after the document")
-    return members
-
-
-def _read(document: str, at: int, depth: int, text: bytearray) -> tuple[Members, int]:
-    """Read the container at `at` into `text`; its members and where it ends."""
-    opener = document[at : at + 1]
-    if opener not in ("[", "{"):
-        raise ValueError("not a JSON array or object")
-    closer = "]" if opener == "[" else "}"
-    at = _skip(document, at + 1)
-    if document[at : at + 1] == closer:
-        raise ValueError("empty")  # nothing to gain
-    members = Members(text, [] if opener == "{" else None)
-    keys: set[str] = set()
-    pad = b"  " * (depth + 1)
-    text += opener.encode() + b"\n"
-    while True:
-        text += pad
-        key = None
-        if members.keys is not None:
-            key, at = _key(document, at, keys)
-            members.keys.append(key)
-            text += orjson.dumps(key) + b": "
-        start = len(text)
-        if key is not None and depth == 0 and _opens_members(document, at):
-            members.nested[len(members)], at = _read(document, at, 1, text)
+    def _read(self) -> Iterator[tuple[str | None, "object | Members", int | None]]:
+        reader, keys = self._reader, self._keys
+        document, write = reader.document, reader.lines.write
+        pad = b"  " * (self._depth + 1)
+        while True:
+            key, at = None, reader.at
+            if keys is not None:
+                key, at = _key(document, at, keys)
+                write(pad + orjson.dumps(key) + b": ")
+            else:
+                write(pad)
+            if key is not None and self._depth == 0 and _opens_members(document, at):
+                reader.at = at
+                nested = Members(reader, 1)
+                yield key, nested, None  # read through by the taker
+                last = self._end_member()
+            else:
+                try:
+                    value, reader.at = _scan(document, at)
+                except StopIteration as error:
+                    raise ValueError(f"no JSON value at {error.value}") from None
+                written = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+                write(written.replace(b"\n", b"\n" + pad))
+                last = self._end_member()
+                yield key, value, 0 if last else 1
+            if last:
+                break
+        if self._depth == 0:
+            if _skip(document, reader.at) != len(document):
+                raise ValueError("data after the document")
+            reader.lines.finish()
         else:
-            try:
-                value, at = _scan(document, at)
-            except StopIteration as error:
-                raise ValueError(f"no JSON value at {error.value}") from None
-            written = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-            text += written.replace(b"\n", b"\n" + pad)
-        members.spans.extend((start, len(text)))
-        at = _skip(document, at)
+            following = _skip(document, reader.at)
+            self.after = 0 if document[following : following + 1] != "," else 1
+
+    def _end_member(self) -> bool:
+        """Read and write what follows a member: True when it closed the container."""
+        reader = self._reader
+        document, at = reader.document, _skip(reader.document, reader.at)
         follows = document[at : at + 1]
-        if follows not in (",", closer):
-            raise ValueError(f"',' or {closer!r} expected at {at}")
-        if follows == closer:
-            break
-        text += b",\n"
-        at = _skip(document, at + 1)
-    text += b"\n" + pad[2:] + closer.encode()
-    return members, at + 1
+        if follows == ",":
+            reader.lines.write(b",\n")
+            reader.at = _skip(document, at + 1)
+            return False
+        if follows != self._closer:
+            raise ValueError(f"',' or {self._closer!r} expected at {at}")
+        reader.lines.write(b"\n" + b"  " * self._depth + follows.encode())
+        reader.at = at + 1
+        return True
+
+
+def read_members(document: str, lines: Lines) -> Members:
+    """Start reading `document`, a JSON array or object, member by member into `lines`
+    (being written: finished once the last member has been taken).
+
+    Raises:
+        NotStreamable: the document does not open a non-empty array or object.
+    """
+    return Members(_Reader(document, lines), 0)
 
 
 def _opens_members(document: str, at: int) -> bool:

@@ -3,8 +3,9 @@
 The text is written by orjson at C speed; chunking walks the parsed value only where a
 chunk boundary or a Contents entry can fall: a container that fits in one chunk is
 measured from its own pretty-printed text (line count and size), never visited value by
-value. The text is written first, whole; chunks are then made as they are taken, so a
-writer can index the first ones while the rest are found. JSON orjson cannot carry
+value. Chunks are made as they are taken, so a writer can index the first ones while the
+rest are found; a large document is even read and written one top-level member at a time
+as they are (`json_members`), a small one at once. JSON orjson cannot carry
 exactly (NaN or Infinity, integers beyond 64 bits, nesting deeper than it follows) is
 parsed and written by the standard library instead, the same way:
 `json.dumps(indent=2, ensure_ascii=False)`, which orjson's output matches except in how
@@ -23,7 +24,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from indexing.chunker.document import CONTENTS_BYTES, Chunk, OutlineEntry
-from indexing.chunker.json_members import Members, read_members
+from indexing.chunker.json_members import Members, NotStreamable, read_members
 from indexing.chunker.lines import Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, make_chunk, split_line
 from indexing.text import one_line, sanitize
@@ -125,14 +126,22 @@ def _first_scalar(item: dict[str, Any], fields: tuple[str, ...]) -> tuple[str, s
     return None
 
 
-def _members(value: object) -> Iterator[tuple[str | None, object]]:
-    """(key, or None in an array; value) for each member of a container."""
+def _members(value: object) -> Iterator[tuple[str | None, object, int | None]]:
+    """(key, or None in an array; value; bytes after it on its last line: 1 for a comma, 0
+    for the last member, None for a `Members` that knows once read) for each member of a
+    container."""
     if type(value) is dict:
-        return iter(value.items())
+        return zip(value.keys(), value.values(), _commas(len(value)), strict=True)
     if type(value) is list:
-        return zip(repeat(None), value)
+        return zip(repeat(None), value, _commas(len(value)))
     assert isinstance(value, Members), type(value)
     return iter(value)
+
+
+def _commas(count: int) -> Iterator[int]:
+    """1 for each of `count` members but the last, 0 for it."""
+    yield from repeat(1, count - 1)
+    yield 0
 
 
 @dataclass(slots=True)
@@ -192,7 +201,14 @@ class JsonChunker:
             yield from measured.chunks
 
     def _leaf(
-        self, value: object, line: int, depth: int, before: int, after: int, title: str, name: str
+        self,
+        value: object,
+        line: int,
+        depth: int,
+        before: int,
+        after: int | None,
+        title: str,
+        name: str,
     ) -> _Measured | None:
         """Measure `value` without walking it (a scalar, an empty container, or a container
         that fits in one chunk); None when it must be walked.
@@ -227,22 +243,22 @@ class JsonChunker:
         first: int,
         depth: int,
         before: int,
-        after: int,
+        after: int | None,
         path: str,
         title: str,
         name: str,
     ) -> Walk:
         """Measure a non-empty container written as `_leaf` says, member by member; yield
-        its chunks once it is known to have some (to be larger than one chunk).
+        its chunks once it is known to have some (to be larger than one chunk). `after` is
+        None for a `Members`, which knows it once read through.
 
         Small consecutive members are batched into chunks; a member with chunks of its own
         keeps them. Keys are None in an array.
         """
         chunks = _ContainerChunks(path)
-        chars = before + 2 * depth + 4 + after  # its opening and closing lines
+        chars = before + 2 * depth + 4  # its opening and closing lines (and `after`, below)
         indent, line = depth + 1, first + 1
-        last = len(value) - 1
-        for position, (key, child) in enumerate(_members(value)):
+        for position, (key, child, child_after) in enumerate(_members(value)):
             if key is not None:
                 if depth < self._outline_depth:
                     self._add_entry(line + 1, one_line(key), depth)
@@ -257,11 +273,19 @@ class JsonChunker:
                 child_before = 2 * indent
                 child_path = f"{path}[{position}]"
                 child_title = child_path + (f" ({identity})" if identity else "")
-            after = 0 if position == last else 1
-            measured = self._leaf(child, line, indent, child_before, after, child_title, child_name)
+            measured = self._leaf(
+                child, line, indent, child_before, child_after, child_title, child_name
+            )
             if measured is None:
                 walk = self._walk(
-                    child, line, indent, child_before, after, child_path, child_title, child_name
+                    child,
+                    line,
+                    indent,
+                    child_before,
+                    child_after,
+                    child_path,
+                    child_title,
+                    child_name,
                 )
                 while True:  # the member's chunks follow what comes before it
                     try:
@@ -281,6 +305,7 @@ class JsonChunker:
             if chars > MAX_CHUNK_CHARS and chunks.held is not None:
                 yield from chunks.known_to_have_chunks()
             line = measured.end + 1
+        chars += value.after if after is None else after  # type: ignore[union-attr]
         if chars <= MAX_CHUNK_CHARS:
             return _Measured(first, line, chars, title, name, None)
         yield from chunks.flush()
@@ -351,39 +376,39 @@ class JsonDocument(NamedTuple):
     outline: list[OutlineEntry]
 
 
-def chunk_json(text: str) -> JsonDocument | None:
+def chunk_json(text: str, *, whole: bool = False) -> JsonDocument | None:
     """Pretty-print `text` when it is one JSON object or array and start chunking it; else
     None.
 
-    A large document is read one top-level member at a time when it can be
-    (`read_members`), else whole.
+    A large document is read one top-level member at a time as its chunks are taken, its
+    lines written meanwhile (`read_members`), unless `whole` asks for it to be read whole
+    at once.
 
     Raises:
         RecursionError: nesting deeper than the chunker can follow.
+        NotStreamable: (when its chunks are taken) the document turned out not to be
+            readable member by member: chunk it again, `whole`.
     """
     if not _OPENS_OBJECT_OR_ARRAY.match(text):
         return None  # before `sanitize`, which reads a text beyond ASCII whole
     text = sanitize(text, keep_crlf=True)
-    members = _read_members(text) if len(text) >= STREAM_MIN_CHARS else None
-    if members is not None:
-        value, pretty, encode = members, members.text, _orjson_pretty
-    elif (parsed := parse_json_document(text)) is not None:
-        value, pretty, encode = parsed
-    else:
+    if not whole and len(text) >= STREAM_MIN_CHARS:
+        lines = Lines.writing()
+        try:
+            members = read_members(text, lines)
+        except NotStreamable:
+            pass
+        else:
+            chunker = JsonChunker(_orjson_pretty, lines)
+            return JsonDocument(lines, chunker.chunks(members), chunker.outline)
+    parsed = parse_json_document(text)
+    if parsed is None:
         return None
-    lines = Lines.of(pretty)
-    chunker = JsonChunker(encode, lines)
-    chunks = chunker.chunks(value)
-    if encode is _stdlib_pretty:
+    lines = Lines.of(parsed.text)
+    chunker = JsonChunker(parsed.encode, lines)
+    chunks = chunker.chunks(parsed.value)
+    if parsed.encode is _stdlib_pretty:
         # Nesting deeper than orjson writes (255 levels) may be too deep for the walk to
         # follow: chunked at once, so that RecursionError is raised here.
         chunks = iter(list(chunks))
     return JsonDocument(lines, chunks, chunker.outline)
-
-
-def _read_members(text: str) -> Members | None:
-    """The document's top-level members, read one at a time; None when it must be whole."""
-    try:
-        return read_members(text)
-    except (ValueError, TypeError, RecursionError):  # orjson's errors are among these
-        return None

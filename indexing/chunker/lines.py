@@ -18,7 +18,8 @@ import numpy as np
 from indexing.text import LINE_PART_CHARS
 
 BLOCK_BYTES = 1 << 16
-"""Newlines are looked for a block of this many bytes at a time (bounding numpy's buffers)."""
+"""Newlines are looked for a block of this many bytes at a time (bounding numpy's buffers);
+text being written is indexed once this much of it is waiting."""
 NEWLINE = ord("\n")
 
 
@@ -29,29 +30,73 @@ class Lines:
     `starts[i]` is where line i begins; `starts[len(self)]` is one past the last line's
     newline, real or implied, so line i is `text[starts[i] : starts[i + 1] - 1]`. Lines are
     returned as `str`.
+
+    Lines may also be written as they are made (`Lines.writing()`, `write`, `finish`):
+    until finished, only the lines whose newline has been indexed are there, and another
+    thread may read those meanwhile (never holding a view of `text`, which grows).
     """
 
-    __slots__ = ("text", "starts", "ascii")
+    __slots__ = ("text", "starts", "ascii", "complete", "_waiting", "_waiting_bytes")
 
-    def __init__(self, text: bytes | bytearray, starts: array) -> None:
+    def __init__(self, text: bytes | bytearray, starts: array, *, complete: bool = True) -> None:
         self.text = text
         self.starts = starts
         self.ascii = text.isascii()  # then a line's characters are its bytes
+        self.complete = complete
+        self._waiting: list[bytes] = []  # written, not indexed yet
+        self._waiting_bytes = 0
 
     @classmethod
     def of(cls, text: bytes | bytearray) -> Lines:
         """Index the lines of UTF-8 `text` (numpy finds the newlines, at C speed)."""
-        wide = len(text) >= 1 << 32
-        starts = array("q" if wide else "I", [0])  # 4 bytes a line if they do
-        for block in range(0, len(text), BLOCK_BYTES):
-            chunk = np.frombuffer(text, np.uint8, min(BLOCK_BYTES, len(text) - block), block)
+        lines = cls(text, _starts_array(len(text)))
+        lines._index(text, 0)
+        lines._end()
+        return lines
+
+    @classmethod
+    def writing(cls) -> Lines:
+        """Empty lines to `write` into, then `finish`."""
+        return cls(bytearray(), _starts_array(0), complete=False)
+
+    def write(self, data: bytes) -> None:
+        """Append UTF-8 text (whole lines or not); it is indexed a block at a time."""
+        self._waiting.append(data)
+        self._waiting_bytes += len(data)
+        if self._waiting_bytes >= BLOCK_BYTES:
+            self._flush()
+
+    def finish(self) -> None:
+        """Everything is written: index the rest, the last line's newline implied."""
+        self._flush()
+        self._end()
+        self.complete = True
+
+    def _flush(self) -> None:
+        data = b"".join(self._waiting)
+        self._waiting.clear()
+        self._waiting_bytes = 0
+        self.ascii = self.ascii and data.isascii()
+        offset = len(self.text)
+        self.text += data
+        self._index(data, offset)
+
+    def _index(self, data: bytes | bytearray, offset: int) -> None:
+        """Add the line starts after each newline of `data`, written at `offset`."""
+        if self.starts.typecode == "I" and offset + len(data) >= 1 << 32:
+            self.starts = array("q", self.starts)  # a new array: readers keep the old one
+        starts, wide = self.starts, self.starts.typecode == "q"
+        for block in range(0, len(data), BLOCK_BYTES):
+            chunk = np.frombuffer(data, np.uint8, min(BLOCK_BYTES, len(data) - block), block)
             newlines = np.flatnonzero(chunk == NEWLINE)
-            newlines += block + 1  # the next line starts after the newline
+            newlines += offset + block + 1  # the next line starts after the newline
             offsets = newlines.astype(np.int64 if wide else np.uint32)
             starts.frombytes(memoryview(offsets).cast("B"))
+
+    def _end(self) -> None:
+        text = self.text
         if text and text[-1] != NEWLINE:  # the last line's newline is implied
-            starts.append(len(text) + 1)
-        return cls(text, starts)
+            self.starts.append(len(text) + 1)
 
     def __len__(self) -> int:
         return len(self.starts) - 1
@@ -69,7 +114,10 @@ class Lines:
             yield from self.joined(block, min(block + 4096, len(self)) - 1).split("\n")
 
     def length(self, index: int) -> int:
-        """Characters of 0-based line `index`, without its newline."""
+        """Characters of 0-based line `index`, without its newline (written, if still being
+        written)."""
+        if index >= len(self) and self._waiting:
+            self._flush()
         size = self.starts[index + 1] - 1 - self.starts[index]
         return size if self.ascii else len(self[index])
 
@@ -110,3 +158,8 @@ class Lines:
     def utf8_size(self) -> int:
         """UTF-8 bytes of the lines, each with its newline."""
         return self.starts[-1]
+
+
+def _starts_array(size: int) -> array:
+    """The line starts of a text of `size` bytes, the first one: 4 bytes a line if they fit."""
+    return array("q" if size >= 1 << 32 else "I", [0])

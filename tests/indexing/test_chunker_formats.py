@@ -12,14 +12,17 @@ from hypothesis import strategies as st
 from indexing.chunker import (
     CONTENTS_BYTES,
     Chunk,
+    ChunkList,
     DocumentFormat,
     Lines,
+    NotStreamable,
     chunk_document,
     detect_format,
     jsondoc,
     markdown,
     start_chunking,
 )
+from indexing.chunker.json_members import Members, read_members
 from indexing.chunker.plaintext import section_titles
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS
 from indexing.placeholder import render_contents
@@ -632,8 +635,40 @@ def test_a_long_list_of_records_keeps_only_its_top_level_outline() -> None:
     ],
 )
 def test_what_cannot_be_read_member_by_member_is_read_whole(text: str) -> None:
-    assert jsondoc._read_members(text) is None
+    with pytest.raises(NotStreamable):
+        _streamed(text)
     assert _chunked_json(text, 0) == _chunked_json(text, 2**62)
+
+
+def _streamed(text: str) -> bytes:
+    """The text `read_members` writes, every member taken (nested ones read through)."""
+    lines = Lines.writing()
+    _take_all(read_members(text, lines))
+    assert lines.complete
+    return bytes(lines.text)
+
+
+def _take_all(members: Members) -> None:
+    for _, value, _ in members:
+        if isinstance(value, Members):
+            _take_all(value)
+
+
+def test_a_json_document_malformed_past_many_chunks_is_chunked_again_whole() -> None:
+    items = [{"id": n, "text": "words " * 50} for n in range(2000)]
+    text = json.dumps(items)[:-1] + ", NaN]"  # only the standard library reads NaN
+    chunking = start_chunking(text)
+    taken = []
+    with pytest.raises(NotStreamable):
+        for chunk in chunking.chunks:
+            taken.append(chunk)
+    assert len(taken) > 100  # the stream broke only at its end
+    document = chunk_document(text)
+    whole = start_chunking(text, whole_json=True)
+    assert document.format is whole.format is DocumentFormat.JSON
+    assert document.chunks == ChunkList(whole.chunks)
+    assert document.lines.text.endswith(b"  NaN\n]")
+    assert detect_format(text) is DocumentFormat.JSON
 
 
 @pytest.mark.parametrize(
@@ -664,8 +699,7 @@ def test_json_chunks_are_made_as_they_are_taken(stream_min_chars: int) -> None:
 
 def test_a_plain_document_is_read_member_by_member_into_orjsons_text() -> None:
     text = ' \n{"k": [true, false, null], "é": {"id": 7, "x": 1.5e-07}}\n '
-    members = jsondoc._read_members(text)
-    assert bytes(members.text) == orjson.dumps(json.loads(text), option=orjson.OPT_INDENT_2)
+    assert _streamed(text) == orjson.dumps(json.loads(text), option=orjson.OPT_INDENT_2)
     _, _, _, outline = _chunked_json(text, 0)
     assert [(entry.line, entry.title) for entry in outline if entry.depth == 0] == [
         (2, "k"),

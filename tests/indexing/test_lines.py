@@ -90,3 +90,35 @@ def test_a_wide_text_is_kept_as_utf8() -> None:
     lines = Lines.of(encode_document(text).data)
     assert len(lines.text) == lines.utf8_size() == len("naïve 😀 line\n".encode()) * 1000
     assert not lines.ascii and lines[999] == "naïve 😀 line"
+
+
+@settings(max_examples=300)
+@given(texts, st.lists(st.integers(0, 12), max_size=8), st.integers(1, 8))
+def test_lines_written_piece_by_piece_equal_the_lines_of_the_whole_text(
+    text: str, cuts: list[int], block: int
+) -> None:
+    data = encode_document(text).data
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lines_module, "BLOCK_BYTES", block)
+        lines, written = Lines.writing(), 0
+        for cut in cuts:
+            lines.write(bytes(data[written : written + cut]))
+            written += cut
+            assert not lines.complete
+            assert len(lines) <= data.count(b"\n", 0, written)  # only lines already ended
+        lines.write(bytes(data[written:]))
+        lines.finish()
+    whole = Lines.of(data)
+    assert lines.complete
+    assert (lines.text, lines.starts, lines.ascii) == (whole.text, whole.starts, whole.ascii)
+
+
+def test_lines_being_written_are_indexed_when_a_length_is_asked_for() -> None:
+    lines = Lines.writing()
+    lines.write("first\nsecond é\n".encode())
+    assert len(lines) == 0  # less than a block waits
+    assert lines.length(1) == len("second é")
+    assert list(lines) == ["first", "second é"]
+    lines.write(b"last, no newline")
+    lines.finish()
+    assert list(lines) == ["first", "second é", "last, no newline"] and not lines.ascii

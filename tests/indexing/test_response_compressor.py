@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexing.compressor import ResponseCompressor
+from indexing.errors import IndexToolError
 from indexing.labels import LabelCounter
 from indexing.read import format_read
 from indexing.search import format_search
@@ -208,6 +209,23 @@ def test_a_50_mb_response_indexes_and_stays_readable_and_searchable() -> None:
         format_read(store, stats.label, offset=str(stats.lines))
         == f"{stats.lines}: the final needle line"
     )
+
+
+def test_a_large_json_response_malformed_at_its_end_is_indexed_whole_under_the_next_run() -> None:
+    items = [{"id": n, "text": "words " * 50} for n in range(2000)]
+    text = json.dumps(items)[:-1] + ", NaN]"  # read member by member until the NaN
+    store = SessionStore()
+    placeholder, stats = ResponseCompressor(store, LabelCounter()).compress(
+        "t", text, threshold=1000
+    )
+    assert placeholder is not None and stats is not None
+    assert stats.label == "t:2" and store.labels() == ["t:2"] and store.stats == [stats]
+    assert 'indexed as "t:2"' in placeholder
+    lines = format_read(store, "t:2", offset=str(stats.lines - 1), limit=2)
+    assert lines == f"{stats.lines - 1}:   NaN\n{stats.lines}: ]"
+    assert "id" in format_search(store, ["1999"], source="t:2", limit=1)
+    with pytest.raises(IndexToolError, match='Unknown label "t:1"'):
+        format_read(store, "t:1")
 
 
 @pytest.mark.anyio

@@ -416,7 +416,7 @@ def test_chunks_are_indexed_while_the_rest_are_still_being_made(
     monkeypatch, text: str, last_title: str
 ) -> None:
     chunking = start_chunking(text)
-    store, feed = SessionStore(), ChunkFeed(chunking.lines)
+    store, feed = SessionStore(), ChunkFeed(chunking.lines, expected_bytes=len(text))
     written_before_the_end: list[bool] = []
 
     def watched(sources, batch_bytes):
@@ -455,3 +455,31 @@ def test_an_abandoned_document_leaves_no_label_and_no_index_rows() -> None:
     db = store._connection
     db.execute("CREATE VIRTUAL TABLE temp.words USING fts5vocab(main, chunk_words, row)")
     assert db.execute("SELECT count(*) FROM words").fetchone() == (0,)
+
+
+def test_a_document_written_larger_than_expected_still_leaves_the_store_within_its_bound() -> None:
+    text = json.dumps([{"name": f"item {n}", "text": "filler words " * 40} for n in range(800)])
+    chunking = start_chunking(text)
+    assert not chunking.lines.complete  # read member by member: the size is not known yet
+    store = SessionStore(max_bytes=len(text) + 50_000)
+    old = store.add("old:1", "# Old\n\n" + "older words\n" * 4000, tool="old")
+    assert len(text) + old.bytes <= store.max_bytes  # room for what is expected
+    feed = ChunkFeed(chunking.lines, expected_bytes=len(text))
+    reservation = store.reserve("t:1", chunking.format, feed, tool="t", run=1)
+    writer = threading.Thread(target=reservation.commit)
+    writer.start()
+    for chunk in chunking.chunks:
+        feed.add(chunk)
+    feed.finish(keep=True)
+    writer.join(timeout=10)
+    written = chunking.lines.utf8_size()
+    assert written + old.bytes > store.max_bytes  # pretty-printed, it takes more
+    assert store.document("t:1").byte_count == store.total_bytes == written
+    assert store.labels() == ["t:1"]
+    with pytest.raises(LabelEvictedError):
+        store.document("old:1")
+
+
+def test_lines_still_being_written_need_an_expected_size() -> None:
+    with pytest.raises(ValueError, match="expected size"):
+        ChunkFeed(start_chunking(JSON_PARTS).lines)
