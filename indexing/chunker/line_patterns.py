@@ -31,6 +31,10 @@ class LinePattern:
         first = self._first_line.match(text, 0, end) is not None
         return first + len(self._later_lines.findall(text, 0, end))
 
+    def match(self, lines: Lines, index: int) -> re.Match | None:
+        """The match at the start of 0-based line `index`, if it matches."""
+        return self._first_line.match(lines.text, lines.starts[index])
+
     def found(self, lines: Lines, stop: int) -> bool:
         """True when a line before line `stop` matches."""
         return next(self.matches(lines, stop), None) is not None
