@@ -99,11 +99,11 @@ def _structure_candidates(lines: Lines) -> list[int]:
             break
         at[spaced] += 1
         lead[spaced] = data[np.minimum(at[spaced], bound)]  # past the text: its last space
-    candidates = np.flatnonzero(_OPENERS[lead])
-    underlines = candidates[(lead[candidates] == ord("-")) | (lead[candidates] == ord("="))]
+    candidates = _OPENERS[lead]
+    underlines = np.flatnonzero((lead == ord("-")) | (lead == ord("=")))
     ends = starts[underlines + 1].astype(np.int64) - 2  # each line's last byte
-    kept = _UNDERLINE_ENDS[data[np.minimum(ends, bound)]]
-    return np.union1d(np.setdiff1d(candidates, underlines), underlines[kept]).tolist()
+    candidates[underlines] = _UNDERLINE_ENDS[data[np.minimum(ends, bound)]]
+    return np.flatnonzero(candidates).tolist()
 
 
 _OFFSET_TYPES = {"I": np.uint32, "q": np.int64}
