@@ -25,7 +25,7 @@ repeated when there is too little) to each size.
   indexed text at random (fixed seed);
 * memory, in a fresh child process per case, after one small warm-up document (once-only
   costs such as imports are not per-byte costs): peak RSS growth while indexing (whole process,
-  from /proc/self/status VmHWM; with `make serve`'s malloc setting, and without), SQLite's own
+  from /proc/self/status VmHWM; with `make serve`'s malloc settings, and without), SQLite's own
   allocator (`sqlite3_memory_used`/highwater
   through ctypes) and the Python heap peak (tracemalloc), each per indexed input byte.
 
@@ -81,8 +81,8 @@ TARGET_PLACEHOLDER_MS = 100.0
 TARGET_SEARCH_P50_MS = 5.0
 TARGET_MEMORY_RATIO = 3.0
 FORMATS = ("markdown", "json", "records", "code", "logs")
-SERVER_MALLOC = {"MALLOC_ARENA_MAX": "1"}
-"""The malloc setting `make serve` runs the gateway with (see the Makefile)."""
+SERVER_MALLOC = {"MALLOC_ARENA_MAX": "1", "MALLOC_MMAP_THRESHOLD_": "262144"}
+"""The malloc settings `make serve` runs the gateway with (see the Makefile)."""
 FTS_TABLES = ("chunk_words", "chunk_trigrams")
 _SOURCES: dict[str, Callable[[], list[Path]]] = {
     "markdown": _docs.markdown_files,

@@ -19,7 +19,7 @@ from indexing.text import LINE_PART_CHARS, part_count, sanitize
 class RowBatch(NamedTuple):
     """The parameters of `insert_rows_sql`: the text, and the rows' JSON."""
 
-    text: bytes
+    text: bytes | bytearray
     rows: bytes  # [[rowid, title, start, length], ...]: bytes of `text`
 
 
@@ -95,7 +95,8 @@ class _Batch:
             rows = orjson.dumps(
                 [(rowid, sanitize(title), *rest) for rowid, title, *rest in self.rows]
             )
-        batch = RowBatch(b"".join(self.pieces), rows)
+        pieces = self.pieces  # copies already: one is not copied again
+        batch = RowBatch(pieces[0] if len(pieces) == 1 else b"".join(pieces), rows)
         self.rows, self.pieces, self.size = [], [], 0
         return batch
 

@@ -80,32 +80,34 @@ def scan_markdown(lines: Lines, fences: list[Block]) -> Iterator[Heading]:
             yield Heading(index - 1, level, lines[index - 1].strip())
 
 
-def _structure_candidates(lines: Lines) -> list[int]:
+def _structure_candidates(lines: Lines) -> Iterator[int]:
     """The 0-based indexes of the lines `_STRUCTURE` may match, found at C speed: those whose
     first byte after up to three spaces is `#`, a backtick, `~`, `=` or `-`, and for `=` and
     `-` whose last byte is one of those or a blank (a setext underline; not a list item).
+
+    Found a block of lines at a time, so that numpy's arrays stay small.
     """
-    count = len(lines)
-    if not count:
-        return []
     data = np.frombuffer(lines.text, np.uint8)
     bound = len(data) - 1
-    starts = np.frombuffer(lines.starts, _OFFSET_TYPES[lines.starts.typecode])
-    at = starts[:count].astype(np.int64)
-    lead = data[at]
-    for _ in range(3):  # up to three spaces before the opener
+    all_starts = np.frombuffer(lines.starts, _OFFSET_TYPES[lines.starts.typecode])
+    for first in range(0, len(lines), _CANDIDATE_BLOCK_LINES):
+        starts = all_starts[first : first + _CANDIDATE_BLOCK_LINES + 1].astype(np.int64)
+        lead = data[starts[:-1]]
         spaced = np.flatnonzero(lead == _SPACE)
-        if not spaced.size:
-            break
-        at[spaced] += 1
-        lead[spaced] = data[np.minimum(at[spaced], bound)]  # past the text: its last space
-    candidates = _OPENERS[lead]
-    underlines = np.flatnonzero((lead == ord("-")) | (lead == ord("=")))
-    ends = starts[underlines + 1].astype(np.int64) - 2  # each line's last byte
-    candidates[underlines] = _UNDERLINE_ENDS[data[np.minimum(ends, bound)]]
-    return np.flatnonzero(candidates).tolist()
+        at = starts[spaced]
+        for _ in range(3):  # up to three spaces before the opener
+            at += 1
+            lead[spaced] = data[np.minimum(at, bound)]  # past the text: the line's last space
+            still = lead[spaced] == _SPACE
+            spaced, at = spaced[still], at[still]
+        candidates = _OPENERS[lead]
+        underlines = np.flatnonzero((lead == ord("-")) | (lead == ord("=")))
+        ends = starts[underlines + 1] - 2  # each line's last byte
+        candidates[underlines] = _UNDERLINE_ENDS[data[np.minimum(ends, bound)]]
+        yield from (np.flatnonzero(candidates) + first).tolist()
 
 
+_CANDIDATE_BLOCK_LINES = 1 << 14
 _OFFSET_TYPES = {"I": np.uint32, "q": np.int64}
 
 
