@@ -7,6 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain
 from typing import Any
 
 from indexing.chunker import Chunking, NotStreamable, start_chunking
@@ -118,9 +119,12 @@ class ResponseCompressor:
     ) -> Compression | None:
         """Reserve a label, index the chunks as they are taken, render the placeholder.
 
-        If taking the chunks raises, what was written is dropped and the label left unused.
+        The label is taken once the first chunk is made (text that only opens like JSON
+        takes none). If taking the chunks raises, what was written is dropped and the label
+        left unused; so is a JSON response whose pretty-printed text outgrew the store.
         """
         original_bytes = chunking.source_bytes
+        first = next(chunking.chunks, None)
         # A run number skipped by a placeholder that turns out bigger (or a JSON response
         # read again whole) is harmless: runs only promise never to be reused.
         label = self.counter.next_label(tool_name)
@@ -130,19 +134,18 @@ class ResponseCompressor:
                 label.text, chunking.format, feed, tool=tool_name, run=label.run
             )
         except DocumentTooLargeError:
-            logger.warning(
-                "Response of %s not indexed: %d bytes exceed the store bound",
-                tool_name,
-                original_bytes,
-            )
+            _log_too_large(tool_name, original_bytes)
             return None
         placeholder_bytes: Future[int] = Future()  # known once the chunks are all in
         record = partial(_record, reservation, original_bytes, placeholder_bytes, started)
         indexed = _start(record)  # writes the chunks as they come
         kept = False
         try:
-            for chunk in chunking.chunks:
+            for chunk in chain(() if first is None else (first,), chunking.chunks):
                 feed.add(chunk)
+            if (written := chunking.lines.utf8_size()) > self.store.max_bytes:
+                _log_too_large(tool_name, written)
+                return None
             placeholder = render(
                 label=label.text,
                 original_bytes=original_bytes,
@@ -156,6 +159,10 @@ class ResponseCompressor:
             if indexed is None:  # no writer thread: the interpreter is shutting down
                 indexed = _run_here(record)
         return Compression(placeholder, indexed) if kept else None
+
+
+def _log_too_large(tool_name: str, size: int) -> None:
+    logger.warning("Response of %s not indexed: %d bytes exceed the store bound", tool_name, size)
 
 
 def _exceeds(text: str, limit: int) -> bool:

@@ -70,6 +70,8 @@ class SessionStore:
     `max_bytes` bounds the UTF-8 size of the indexed text; the oldest documents are
     evicted whole to make room. Only documents up to `trigram_max_bytes` also get the
     trigram index used for substring search (3-4x the text, and most of the indexing time).
+    A document whose lines are still being written counts at its expected size for both
+    until it is written.
     """
 
     def __init__(
@@ -273,7 +275,8 @@ class SessionStore:
         older documents are evicted if it turned out larger.
 
         Raises:
-            DocumentTooLargeError: the documents together exceed `max_bytes`.
+            DocumentTooLargeError: the documents together exceed `max_bytes`, expected or
+                written (nothing of them is kept).
         """
         needed = sum(entry.byte_count for entry in entries)
         if needed > self.max_bytes:
@@ -289,6 +292,11 @@ class SessionStore:
             documents = list(zip(entries, firsts, strict=True))
             for with_trigrams, group in groupby(documents, key=lambda pair: pair[0].with_trigrams):
                 self._write_rows([(entry.feed, first) for entry, first in group], with_trigrams)
+            written = sum(entry.feed.lines.utf8_size() for entry in entries)
+            if written > self.max_bytes:  # a document written larger than expected
+                raise DocumentTooLargeError(
+                    f"{written:,} bytes written exceed the index bound of {self.max_bytes:,} bytes"
+                )
         self._unbind(with_trigrams=any(entry.with_trigrams for entry in entries))
         infos = [
             DocumentInfo(

@@ -68,7 +68,8 @@ class ChunkFeed:
         """No more chunks; `keep=False` abandons the document."""
         self.chunks.seal()
         with self._changed:
-            self._ready = len(self.chunks)
+            if keep:
+                self._ready = len(self.chunks)
             self._finished, self._kept = True, keep
             self._changed.notify_all()
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from indexing.chunker.jsondoc import STREAM_MIN_CHARS
 from indexing.compressor import ResponseCompressor
 from indexing.errors import IndexToolError
 from indexing.labels import LabelCounter
@@ -226,6 +227,22 @@ def test_a_large_json_response_malformed_at_its_end_is_indexed_whole_under_the_n
     assert "id" in format_search(store, ["1999"], source="t:2", limit=1)
     with pytest.raises(IndexToolError, match='Unknown label "t:1"'):
         format_read(store, "t:1")
+
+
+def test_text_that_only_opens_like_json_takes_the_first_run() -> None:
+    text = "".join(f"[2024-05-01 10:00:{n % 60:02d}] INFO job {n} done\n" for n in range(9000))
+    assert len(text) > STREAM_MIN_CHARS  # long enough to be read member by member
+    store = SessionStore()
+    _, stats = ResponseCompressor(store, LabelCounter()).compress("log", text, threshold=1000)
+    assert stats is not None and stats.label == "log:1" and store.labels() == ["log:1"]
+
+
+def test_a_json_response_pretty_printed_beyond_the_store_bound_passes_through() -> None:
+    text = json.dumps([[n, n + 1, n + 2] for n in range(40_000)], separators=(",", ":"))
+    store = SessionStore(max_bytes=2 * len(text))  # room for the response, not its lines
+    compressed = ResponseCompressor(store, LabelCounter()).compress("t", text, threshold=1000)
+    assert compressed == (None, None)
+    assert store.labels() == [] and store.total_bytes == 0 and store.stats == []
 
 
 @pytest.mark.anyio

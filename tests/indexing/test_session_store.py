@@ -480,6 +480,30 @@ def test_a_document_written_larger_than_expected_still_leaves_the_store_within_i
         store.document("old:1")
 
 
+def test_a_document_written_beyond_the_whole_bound_is_not_kept() -> None:
+    text = json.dumps([[n, n + 1, n + 2] for n in range(40_000)], separators=(",", ":"))
+    chunking = start_chunking(text)
+    store = SessionStore(max_bytes=2 * len(text))
+    store.add("old:1", "# Old\n\nolder words\n", tool="old")
+    feed = ChunkFeed(chunking.lines, expected_bytes=len(text))
+    reservation = store.reserve("t:1", chunking.format, feed, tool="t", run=1)
+    failures: list[BaseException] = []
+
+    def commit() -> None:
+        failures.append(pytest.raises(DocumentTooLargeError, reservation.commit).value)
+
+    writer = threading.Thread(target=commit)
+    writer.start()
+    for chunk in chunking.chunks:
+        feed.add(chunk)
+    feed.finish(keep=True)
+    writer.join(timeout=10)
+    assert chunking.lines.utf8_size() > store.max_bytes and len(failures) == 1
+    assert store.labels() == ["old:1"] and store.search("40000") == []
+    with pytest.raises(IndexToolError, match="could not be indexed"):
+        store.document("t:1")
+
+
 def test_lines_still_being_written_need_an_expected_size() -> None:
     with pytest.raises(ValueError, match="expected size"):
         ChunkFeed(start_chunking(JSON_PARTS).lines)
