@@ -133,8 +133,8 @@ class ResponseCompressor:
             reservation = self.store.reserve(
                 label.text, chunking.format, feed, tool=tool_name, run=label.run
             )
-        except DocumentTooLargeError:
-            _log_too_large(tool_name, original_bytes)
+        except DocumentTooLargeError as error:
+            _log_too_large(tool_name, error)
             return None
         placeholder_bytes: Future[int] = Future()  # known once the chunks are all in
         record = partial(_record, reservation, original_bytes, placeholder_bytes, started)
@@ -143,9 +143,7 @@ class ResponseCompressor:
         try:
             for chunk in chain(() if first is None else (first,), chunking.chunks):
                 feed.add(chunk)
-            if (written := chunking.lines.utf8_size()) > self.store.max_bytes:
-                _log_too_large(tool_name, written)
-                return None
+            self.store.check_fits(chunking.lines.utf8_size())  # pretty JSON may outgrow it
             placeholder = render(
                 label=label.text,
                 original_bytes=original_bytes,
@@ -154,6 +152,9 @@ class ResponseCompressor:
             )
             placeholder_bytes.set_result(utf8_size(placeholder))
             kept = placeholder_bytes.result() < original_bytes
+        except DocumentTooLargeError as error:
+            _log_too_large(tool_name, error)
+            return None
         finally:
             feed.finish(keep=kept)  # the writer commits, or drops what it wrote
             if indexed is None:  # no writer thread: the interpreter is shutting down
@@ -161,8 +162,8 @@ class ResponseCompressor:
         return Compression(placeholder, indexed) if kept else None
 
 
-def _log_too_large(tool_name: str, size: int) -> None:
-    logger.warning("Response of %s not indexed: %d bytes exceed the store bound", tool_name, size)
+def _log_too_large(tool_name: str, error: DocumentTooLargeError) -> None:
+    logger.warning("Response of %s not indexed: %s", tool_name, error)
 
 
 def _exceeds(text: str, limit: int) -> bool:

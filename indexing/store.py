@@ -38,7 +38,6 @@ class _Entry(NamedTuple):
     label: str
     format: DocumentFormat
     feed: ChunkFeed  # its lines, and its chunks: all there, or still being made
-    byte_count: int  # expected, while its lines are still being written
     with_trigrams: bool
 
 
@@ -221,12 +220,16 @@ class SessionStore:
         """
         with self._lock:
             entry = self._entry(label, format, feed, trigrams)
-            if entry.byte_count > self.max_bytes:
-                raise DocumentTooLargeError(
-                    f"{entry.byte_count:,} bytes exceed the index bound of {self.max_bytes:,} bytes"
-                )
+            self.check_fits(feed.expected_bytes)
             reservation = self._reserved[label] = Reservation(self, entry, tool, run)
             return reservation
+
+    def check_fits(self, byte_count: int) -> None:
+        """Raise `DocumentTooLargeError` if `byte_count` bytes of text exceed the bound."""
+        if byte_count > self.max_bytes:
+            raise DocumentTooLargeError(
+                f"{byte_count:,} bytes exceed the index bound of {self.max_bytes:,} bytes"
+            )
 
     def exclusive(self) -> threading.RLock:
         """The store's lock: what a writer does while holding it, readers see all or none of."""
@@ -264,9 +267,8 @@ class SessionStore:
         taken = (self._documents, self._evicted, self._reserved, self._failed)
         if any(label in labels for labels in taken):
             raise ValueError(f'label "{label}" is already in use')
-        byte_count = feed.expected_bytes
-        with_trigrams = trigrams and byte_count <= self.trigram_max_bytes
-        return _Entry(label, format, feed, byte_count, with_trigrams)
+        with_trigrams = trigrams and feed.expected_bytes <= self.trigram_max_bytes
+        return _Entry(label, format, feed, with_trigrams)
 
     def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
         """Make room, then write the documents' FTS rows in one transaction; keep their
@@ -278,13 +280,9 @@ class SessionStore:
             DocumentTooLargeError: the documents together exceed `max_bytes`, expected or
                 written (nothing of them is kept).
         """
-        needed = sum(entry.byte_count for entry in entries)
-        if needed > self.max_bytes:
-            raise DocumentTooLargeError(
-                f"{needed:,} bytes exceed the index bound of {self.max_bytes:,} bytes"
-            )
-        while self._documents and self._total_bytes + needed > self.max_bytes:
-            self._evict(next(iter(self._documents.values())))
+        needed = sum(entry.feed.expected_bytes for entry in entries)
+        self.check_fits(needed)
+        self._make_room(needed)
         # Only the last document's chunks may still be coming: the others' ids are known.
         lengths = (len(entry.feed.chunks) for entry in entries[:-1])
         firsts = list(accumulate(lengths, initial=self._next_chunk_id))
@@ -292,11 +290,7 @@ class SessionStore:
             documents = list(zip(entries, firsts, strict=True))
             for with_trigrams, group in groupby(documents, key=lambda pair: pair[0].with_trigrams):
                 self._write_rows([(entry.feed, first) for entry, first in group], with_trigrams)
-            written = sum(entry.feed.lines.utf8_size() for entry in entries)
-            if written > self.max_bytes:  # a document written larger than expected
-                raise DocumentTooLargeError(
-                    f"{written:,} bytes written exceed the index bound of {self.max_bytes:,} bytes"
-                )
+            self.check_fits(sum(entry.feed.lines.utf8_size() for entry in entries))  # written
         self._unbind(with_trigrams=any(entry.with_trigrams for entry in entries))
         infos = [
             DocumentInfo(
@@ -321,9 +315,13 @@ class SessionStore:
             self._lines[info.label] = entry.feed.lines
             self._chunks[info.label] = entry.feed.chunks
             self._total_bytes += info.byte_count
-        while len(self._documents) > len(infos) and self._total_bytes > self.max_bytes:
-            self._evict(next(iter(self._documents.values())))
+        self._make_room(0, keep=len(infos))  # a document may have come out larger
         return infos
+
+    def _make_room(self, needed: int, *, keep: int = 0) -> None:
+        """Evict the oldest documents, but the `keep` newest, until `needed` more bytes fit."""
+        while len(self._documents) > keep and self._total_bytes + needed > self.max_bytes:
+            self._evict(next(iter(self._documents.values())))
 
     def _write_rows(
         self, documents: list[tuple[ChunkFeed, int]], with_trigrams: bool, *, delete: bool = False
