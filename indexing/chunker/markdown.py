@@ -31,6 +31,9 @@ _OPENERS[list(b"#`~=-")] = True
 _UNDERLINE_ENDS = np.zeros(256, np.bool_)
 _UNDERLINE_ENDS[list(b"=- \t")] = True
 _SPACE = ord(" ")
+_OFFSET_TYPES = {"I": np.uint32, "q": np.int64}
+"""numpy's types for the typecodes of `Lines.starts`."""
+_CANDIDATE_BLOCK_LINES = 1 << 14
 PREAMBLE_TITLE = "Preamble"
 MERGE_MIN_BYTES = 16 * 1024
 """Smaller documents keep one chunk per section. Catalog documents are always smaller
@@ -105,10 +108,6 @@ def _structure_candidates(lines: Lines) -> Iterator[int]:
         ends = starts[underlines + 1] - 2  # each line's last byte
         candidates[underlines] = _UNDERLINE_ENDS[data[np.minimum(ends, bound)]]
         yield from (np.flatnonzero(candidates) + first).tolist()
-
-
-_CANDIDATE_BLOCK_LINES = 1 << 14
-_OFFSET_TYPES = {"I": np.uint32, "q": np.int64}
 
 
 def _heading_text(rest: str) -> str:
