@@ -55,8 +55,11 @@ class ChunkFeed:
         """Add the next chunk; the writer is woken once a step of text is ready."""
         self.chunks.append(chunk)
         lines = self.lines
+        if lines.written_bytes() - self._handed_bytes < self.step:
+            return
+        lines.flush()  # lines being written are indexed a block at a time
         if chunk.end_line > len(lines) and not lines.complete:
-            return  # its lines are still being written: handed over with a later chunk
+            return  # its last line is still being written: handed over with a later chunk
         end = lines.starts[min(chunk.end_line, len(lines))]
         if end - self._handed_bytes >= self.step:
             self._handed_bytes = end

@@ -64,15 +64,22 @@ class Lines:
         self._waiting.append(data)
         self._waiting_bytes += len(data)
         if self._waiting_bytes >= BLOCK_BYTES:
-            self._flush()
+            self.flush()
 
     def finish(self) -> None:
         """Everything is written: index the rest, the last line's newline implied."""
-        self._flush()
+        self.flush()
         self._end()
         self.complete = True
 
-    def _flush(self) -> None:
+    def written_bytes(self) -> int:
+        """UTF-8 bytes written so far, indexed or still waiting to be."""
+        return len(self.text) + self._waiting_bytes
+
+    def flush(self) -> None:
+        """Index what is waiting now: every line whose newline has been written is there."""
+        if not self._waiting:
+            return
         data = b"".join(self._waiting)
         self._waiting.clear()
         self._waiting_bytes = 0
@@ -116,8 +123,8 @@ class Lines:
     def length(self, index: int) -> int:
         """Characters of 0-based line `index`, without its newline (written, if still being
         written)."""
-        if index >= len(self) and self._waiting:
-            self._flush()
+        if index >= len(self):
+            self.flush()
         size = self.starts[index + 1] - 1 - self.starts[index]
         return size if self.ascii else len(self[index])
 

@@ -3,6 +3,7 @@
 import json
 import threading
 import time
+from itertools import islice
 
 import pytest
 from hypothesis import given, settings
@@ -437,6 +438,20 @@ def test_chunks_are_indexed_while_the_rest_are_still_being_made(
     assert [hit.label for hit in store.search("fact0")] == ["t:1"]
     assert [hit.title for hit in store.search("fact59")] == [last_title]
     assert len(store._chunks["t:1"]) == len(feed.chunks) == store.document("t:1").last_chunk
+
+
+def test_json_read_member_by_member_is_handed_to_the_writer_a_step_at_a_time() -> None:
+    # Each member's chunk ends in text written since the lines were last indexed (they are
+    # indexed a block at a time): the feed indexes them when a step is due.
+    text = json.dumps([{"id": n, "counts": list(range(n, n + 20))} for n in range(6000)])
+    chunking = start_chunking(text)
+    feed = ChunkFeed(chunking.lines, expected_bytes=len(text))
+    for chunk in islice(chunking.chunks, 500):  # about half of them
+        feed.add(chunk)
+    assert not chunking.lines.complete
+    start, stop = next(feed.ranges())  # what was handed so far (it waits for one step)
+    handed = chunking.lines.starts[feed.chunks.columns(stop - 1, stop).end_lines[0]]
+    assert start == 0 and handed > chunking.lines.written_bytes() - feed.step - 4096
 
 
 def test_an_abandoned_document_leaves_no_label_and_no_index_rows() -> None:
