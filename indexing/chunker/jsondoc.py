@@ -14,18 +14,20 @@ some floats are spelled (`1e-05` there, `0.00001` here: the same number).
 
 import json
 import re
-from collections.abc import Callable, Generator, Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from itertools import repeat
+from itertools import accumulate, islice, repeat
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
+import numpy as np
 import orjson
 
 from indexing.chunker.document import CONTENTS_BYTES, Chunk, OutlineEntry
 from indexing.chunker.json_members import Members, NotStreamable, read_members
-from indexing.chunker.lines import Lines
+from indexing.chunker.lines import NEWLINE, Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, make_chunk, split_line
 from indexing.text import one_line, sanitize
 
@@ -49,6 +51,13 @@ _INTEGER_RANGE = range(-(2**63), 2**64)
 """The integers orjson reads and writes exactly."""
 _HUGE_FLOAT = re.compile(rb"e\+(?:19|[2-9][0-9]|[0-9]{3})")
 """How orjson writes a number of 1e19 or more: what such an integer became, if any."""
+_BATCH_TITLE_CHARS = 200
+_NAMES_SHOWN = _BATCH_TITLE_CHARS // len(", [0]") + 1
+"""A batch's title lists its members' names until it is cut: this many make it too long."""
+_SPACE, _CLOSING = ord(" "), (ord("]"), ord("}"))
+_MIN_ITEMS_BATCHED = 8
+"""Lists this long are measured and batched from their own text (`_batch_items`): for
+fewer items, visiting each costs less."""
 
 Encoder = Callable[[object], bytes]
 """Writes a value as its pretty-printed UTF-8 text (two-space indent, no final newline)."""
@@ -255,6 +264,16 @@ class JsonChunker:
         Small consecutive members are batched into chunks; a member with chunks of its own
         keeps them. Keys are None in an array.
         """
+        if (
+            type(value) is list
+            and depth >= self._outline_depth
+            and len(value) >= _MIN_ITEMS_BATCHED
+        ):
+            batched = self._batch_items(value, first, depth, before, after, path, title, name)
+            if batched is not None:
+                measured, chunks_made = batched
+                yield from chunks_made
+                return measured
         chunks = _ContainerChunks(path)
         chars = before + 2 * depth + 4  # its opening and closing lines (and `after`, below)
         indent, line = depth + 1, first + 1
@@ -266,13 +285,10 @@ class JsonChunker:
                 child_path = child_title = _member_path(path, key)
                 child_name = key
             else:
-                identity = identity_of(child)
-                child_name = f"[{position}]" + (f" {identity}" if identity else "")
+                child_name, child_path, child_title = _item_naming(path, position, child)
                 if depth < self._outline_depth:
                     self._add_entry(line + 1, child_name, depth)
                 child_before = 2 * indent
-                child_path = f"{path}[{position}]"
-                child_title = child_path + (f" ({identity})" if identity else "")
             measured = self._leaf(
                 child, line, indent, child_before, child_after, child_title, child_name
             )
@@ -310,6 +326,88 @@ class JsonChunker:
             return _Measured(first, line, chars, title, name, None)
         yield from chunks.flush()
         return _Measured(first, line, chars, title, name, [])
+
+    def _batch_items(
+        self,
+        items: list[Any],
+        first: int,
+        depth: int,
+        before: int,
+        after: int,
+        path: str,
+        title: str,
+        name: str,
+    ) -> tuple[_Measured, list[Chunk]] | None:
+        """`_walk` for a list whose items need no outline entries and each fit in a chunk,
+        without visiting them one by one: measured from the list's own text, the items are
+        batched as `_ContainerChunks` batches them. None when an item is larger than a
+        chunk (the list must be walked).
+        """
+        text = self.encode(items)
+        item_lines, item_chars = _measure_items(text, depth)
+        if len(item_lines) != len(items) or max(item_chars) > MAX_CHUNK_CHARS:
+            return None
+        last = first + text.count(b"\n")  # its closing line
+        chars = before + 2 * depth + 4 + sum(item_chars) + after
+        if chars <= MAX_CHUNK_CHARS:
+            return _Measured(first, last, chars, title, name, None), []
+        sums = [0, *accumulate(item_chars)]
+        ends = [*item_lines[1:], last - first]  # the line after each item
+        chunks = []
+        start = 0
+        while start < len(items):
+            # The batch grows while it holds at most TARGET_CHUNK_CHARS, by one item at least.
+            stop = max(start + 1, bisect_right(sums, sums[start] + TARGET_CHUNK_CHARS) - 1)
+            if stop - start == 1:
+                batch_title = _item_naming(path, start, items[start])[2]
+            else:
+                shown = range(start, min(stop, start + _NAMES_SHOWN))
+                batch_title = _batch_title(
+                    path, (_item_naming(path, n, items[n])[0] for n in shown)
+                )
+            chunks.append(
+                make_chunk(first + item_lines[start], first + ends[stop - 1] - 1, batch_title)
+            )
+            start = stop
+        return _Measured(first, last, chars, title, name, []), chunks
+
+
+def _measure_items(text: bytes, depth: int) -> tuple[list[int], list[int]]:
+    """For a non-empty list's pretty text: the line each item starts on (0 is the list's
+    opening line), and the bytes each item takes with the list written at `depth`.
+
+    An item starts on a line indented one level (two spaces) that does not close an item
+    written over several lines; it ends where the next one starts, or the closing line.
+    """
+    data = np.frombuffer(text + b"\0\0", np.uint8)
+    starts = np.flatnonzero(data == NEWLINE) + 1  # of lines 1 and on
+    third = data[starts + 2]
+    opens_item = (
+        (data[starts] == _SPACE)
+        & (data[starts + 1] == _SPACE)
+        & (third != _SPACE)
+        & (third != _CLOSING[0])
+        & (third != _CLOSING[1])
+    )
+    bounds = np.append(np.flatnonzero(opens_item), len(starts) - 1)  # indexes into `starts`
+    offsets = starts[bounds]
+    chars = offsets[1:] - offsets[:-1] + 2 * depth * (bounds[1:] - bounds[:-1])
+    return (bounds[:-1] + 1).tolist(), chars.tolist()
+
+
+def _item_naming(path: str, position: int, item: object) -> tuple[str, str, str]:
+    """An array item's name, path and title: `[3] README.md (id=7)`, `$.files[3]`,
+    `$.files[3] (README.md (id=7))`."""
+    identity = identity_of(item) if type(item) is dict else None
+    item_path = f"{path}[{position}]"
+    if identity is None:
+        return f"[{position}]", item_path, item_path
+    return f"[{position}] {identity}", item_path, f"{item_path} ({identity})"
+
+
+def _batch_title(path: str, names: Iterable[str]) -> str:
+    """`path: name, name, …`, cut to one line of _BATCH_TITLE_CHARS."""
+    return one_line(f"{path}: " + ", ".join(islice(names, _NAMES_SHOWN)), _BATCH_TITLE_CHARS)
 
 
 class _ContainerChunks:
@@ -355,7 +453,7 @@ class _ContainerChunks:
         batch = self.batch
         title = batch[0].title
         if len(batch) > 1:
-            title = one_line(f"{self.path}: " + ", ".join(member.name for member in batch), 200)
+            title = _batch_title(self.path, (member.name for member in batch))
         self.batch, self.size = [], 0
         return make_chunk(batch[0].start, batch[-1].end, title)
 

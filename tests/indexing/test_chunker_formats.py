@@ -607,6 +607,54 @@ def test_a_json_outline_level_contents_cannot_show_is_dropped_and_nothing_else_c
         assert document.outline == every_level.outline
 
 
+item_values = st.one_of(
+    small_values,
+    st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=2, max_size=2),
+    st.dictionaries(st.sampled_from(["id", "name", "x"]), small_values, max_size=3),
+    st.text(min_size=2900, max_size=3100),  # about a chunk: over it, it is walked instead
+    st.lists(st.integers(), min_size=300, max_size=400),  # longer than a chunk
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(item_values, min_size=1, max_size=160), min_size=1, max_size=4))
+def test_long_lists_batched_from_their_own_text_are_chunked_as_when_walked(
+    lists: list[list],
+) -> None:
+    """Deep lists of many items are measured from their text, not item by item: the same
+    chunks (titles and lines) as walking every item."""
+    text = json.dumps({"series": [{"id": n, "values": items} for n, items in enumerate(lists)]})
+    batched = chunk_document(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsondoc, "_MIN_ITEMS_BATCHED", 2**62)
+        walked = chunk_document(text)
+    assert batched.chunks == walked.chunks
+    assert batched.outline == walked.outline
+
+
+def test_a_long_list_of_pairs_is_batched_with_item_titles(monkeypatch) -> None:
+    batched = []
+    batch_items = jsondoc.JsonChunker._batch_items
+
+    def spied(*args):
+        result = batch_items(*args)
+        batched.append(result is not None)
+        return result
+
+    monkeypatch.setattr(jsondoc.JsonChunker, "_batch_items", spied)
+    pairs = [[1700000000 + 15 * n, f"{n / 2}"] for n in range(400)]
+    document = chunk_document(json.dumps({"metric": "load", "data": {"values": pairs}}))
+    assert batched == [True]
+    chunks = [chunk for chunk in document.chunks if chunk.title.startswith("$.data.values")]
+    assert chunks[0].title.startswith("$.data.values: [0], [1], [2], ")
+    assert chunks[0].title.endswith("…") and len(chunks[0].title) == 200
+    for chunk in chunks:
+        body = document.body(chunk)
+        assert len(body) <= TARGET_CHUNK_CHARS
+        assert body.lstrip().startswith("[") and body.rstrip().rstrip(",").endswith("]")
+    assert document.body(chunks[-1]).endswith('"199.5"\n      ]')
+
+
 def test_a_long_list_of_records_keeps_only_its_top_level_outline() -> None:
     items = [{"id": number, "name": f"item {number}", "size": number * 3} for number in range(500)]
     document = chunk_document(json.dumps(items))
@@ -624,6 +672,8 @@ def test_a_long_list_of_records_keeps_only_its_top_level_outline() -> None:
         '[1, NaN, {"a": Infinity}]',  # only the standard library writes these
         '{"big": 123456789012345678901234567890, "n": 1}',
         "[1e400, 2]",  # a double overflows to infinity
+        '{"a": [1, {"b": -2.5e+0400}]}',
+        "[" + "9" * 400 + ".5, null]",
         '{"a": 1, "b": 2, "a": 3}',  # a whole parse keeps the last "a", where the first was
         '{"n": 1, "items": {"x": 1, "x": 2}}',  # the same, one level down
         '{"a": "\\ud800", "b": [1]}',  # a lone surrogate
