@@ -343,6 +343,8 @@ class JsonChunker:
         batched as `_ContainerChunks` batches them. None when an item is larger than a
         chunk (the list must be walked).
         """
+        if len(self.encode(items[0])) > MAX_CHUNK_CHARS:
+            return None  # most likely walked: not worth writing the whole list to find out
         text = self.encode(items)
         item_lines, item_chars = _measure_items(text, depth)
         if len(item_lines) != len(items) or max(item_chars) > MAX_CHUNK_CHARS:
@@ -353,6 +355,7 @@ class JsonChunker:
             return _Measured(first, last, chars, title, name, None), []
         sums = [0, *accumulate(item_chars)]
         ends = [*item_lines[1:], last - first]  # the line after each item
+        named = any(type(item) is dict for item in items)  # else names are positions
         chunks = []
         start = 0
         while start < len(items):
@@ -362,9 +365,12 @@ class JsonChunker:
                 batch_title = _item_naming(path, start, items[start])[2]
             else:
                 shown = range(start, min(stop, start + _NAMES_SHOWN))
-                batch_title = _batch_title(
-                    path, (_item_naming(path, n, items[n])[0] for n in shown)
+                names = (
+                    (_item_naming(path, n, items[n])[0] for n in shown)
+                    if named
+                    else map("[{}]".format, shown)
                 )
+                batch_title = _batch_title(path, names)
             chunks.append(
                 make_chunk(first + item_lines[start], first + ends[stop - 1] - 1, batch_title)
             )
