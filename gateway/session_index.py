@@ -123,9 +123,12 @@ class SessionIndex:
             if previous is not None:
                 await previous
             if self._store is None:
-                self._store = await template.copy(documents)
-            else:
-                await asyncio.to_thread(index_documents, documents, self._store)
+                copy = await template.copy(documents)
+                if self._store is None:
+                    self._store = copy
+                    return
+                copy.close()  # a response made the store meanwhile: its labels stay valid
+            await asyncio.to_thread(index_documents, documents, self._store)
 
         self._catalog_indexing = asyncio.create_task(run(), name="index-catalog")
 

@@ -65,13 +65,16 @@ class CatalogVectors:
             for text, vector in zip(missing, model.embed(missing), strict=True):
                 _vector_cache[text] = vector
         self.labels = list(texts)
-        self.matrix = np.stack([_vector_cache[texts[label]] for label in self.labels])
+        vectors = [_vector_cache[texts[label]] for label in self.labels]
+        self.matrix = np.stack(vectors) if vectors else None  # no tool is deferred
         self._model = model
 
     def ranking(self, query: str, source: str | None) -> list[str]:
         """Labels under `source`, most similar first."""
         from indexing.embeddings import cosine_ranking
 
+        if self.matrix is None:
+            return []
         ranked = cosine_ranking(self._model.embed([query])[0], self.matrix, self.labels)
         return [label for label in ranked if source is None or label.startswith(source)]
 

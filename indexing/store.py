@@ -67,8 +67,9 @@ class SessionStore:
     Calls are synchronous; indexing a large document takes seconds, so asyncio callers
     should run `add` (or a reservation's `commit`) in a thread (`asyncio.to_thread`).
     `max_bytes` bounds the UTF-8 size of the indexed text; the oldest documents are
-    evicted whole to make room. Only documents up to `trigram_max_bytes` also get the
-    trigram index used for substring search (3-4x the text, and most of the indexing time).
+    evicted whole to make room, responses (documents with a run) before the others. Only
+    documents up to `trigram_max_bytes` also get the trigram index used for substring
+    search (3-4x the text, and most of the indexing time).
     A document whose lines are still being written counts at its expected size for both
     until it is written.
     """
@@ -185,6 +186,8 @@ class SessionStore:
             ValueError: a label is already in use, or given twice.
             DocumentTooLargeError: the documents together exceed `max_bytes`.
         """
+        if not documents:
+            return []
         started = time.perf_counter()
         labels = [label for label, _ in documents]
         if len(set(labels)) != len(labels):
@@ -319,9 +322,14 @@ class SessionStore:
         return infos
 
     def _make_room(self, needed: int, *, keep: int = 0) -> None:
-        """Evict the oldest documents, but the `keep` newest, until `needed` more bytes fit."""
-        while len(self._documents) > keep and self._total_bytes + needed > self.max_bytes:
-            self._evict(next(iter(self._documents.values())))
+        """Evict the oldest documents, but the `keep` newest, until `needed` more bytes fit:
+        responses first, documents without a run (the catalog, which searches for deferred
+        tools need) only once no response is left to evict."""
+        while self._total_bytes + needed > self.max_bytes:
+            evictable = list(self._documents.values())[: len(self._documents) - keep]
+            if not evictable:
+                return
+            self._evict(next((info for info in evictable if info.run is not None), evictable[0]))
 
     def _write_rows(
         self, documents: list[tuple[ChunkFeed, int]], with_trigrams: bool, *, delete: bool = False

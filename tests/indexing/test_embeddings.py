@@ -78,3 +78,10 @@ def test_similar_meanings_rank_first(embedder: Embedder) -> None:
     query = embedder.embed(["list files in a folder"])[0]
     assert cosine_ranking(query, matrix, documents)[0] == "List directory contents"
     assert matrix[1] @ query > matrix[0] @ query + 0.3
+
+
+def test_a_catalog_without_deferred_tools_ranks_nothing(embedder: Embedder) -> None:
+    from indexing.hybrid import CatalogVectors
+
+    vectors = CatalogVectors([("mcp/files", "files: the server's instructions")])
+    assert vectors.ranking("read a file", None) == []

@@ -96,6 +96,27 @@ def test_oldest_documents_are_evicted_to_stay_within_the_bound() -> None:
     assert store.evicted_labels() == ["t:1"]
 
 
+def test_responses_are_evicted_before_the_catalog() -> None:
+    store = SessionStore(max_bytes=12_000)
+    store.add_many([(f"mcp/s/tool{n}", f"tool {n} does things\n" * 40) for n in range(4)], tool="c")
+    for run in range(1, 4):
+        store.add(f"t:{run}", f"response {run}\n" + "filler words\n" * 300, tool="t", run=run)
+    assert store.evicted_labels() == ["t:1"]  # the oldest response, not the older catalog
+    assert store.labels(prefix="mcp/") == [f"mcp/s/tool{n}" for n in range(4)]
+    store.add("t:4", "filler words\n" * 700, tool="t", run=4)  # needs some catalog room too
+    assert store.evicted_labels() == ["t:1", "t:2", "t:3", "mcp/s/tool0"]
+    assert store.labels() == ["mcp/s/tool1", "mcp/s/tool2", "mcp/s/tool3", "t:4"]
+    with pytest.raises(LabelEvictedError, match='"mcp/s/tool0" was evicted'):
+        store.document("mcp/s/tool0")
+
+
+def test_adding_no_documents_adds_nothing(store: SessionStore) -> None:
+    labels = store.labels()
+    assert store.add_documents([], tool="catalog") == []
+    assert store.add_many([], tool="catalog") == []
+    assert store.labels() == labels
+
+
 def test_reading_an_evicted_label_says_it_was_evicted() -> None:
     store = SessionStore(max_bytes=5_000)
     store.add("t:1", "old\n" * 1000, tool="t")
