@@ -407,16 +407,15 @@ class SessionStore:
             raise unknown_label_error(label, list(self._documents))
 
     def search(self, query: str, *, source: str | None = None, limit: int = 5) -> list[Hit]:
-        """Return up to `limit` chunks best-first for any query text, in labels starting `source`.
+        """Return up to `limit` chunks best-first for any query text, in labels starting
+        `source` (in that response only, when `source` is a response's label).
 
         Word (porter) and substring (trigram) BM25 rankings are fused by reciprocal rank.
         The trigram table is only asked when some piece is not a plain lowercase word.
         """
         with self._lock:
             self._wait_for_reserved()
-            chosen = [
-                info for label, info in self._documents.items() if label.startswith(source or "")
-            ]
+            chosen = self._under(source or "")
             if not chosen or limit < 1:
                 return []
             ranges = None if len(chosen) == len(self._documents) else chunk_ranges(chosen)
@@ -433,6 +432,14 @@ class SessionStore:
                 self._ranking.ranked(table, phrases, ranges, candidates) for table, phrases in asked
             ]
             return self._hits(reciprocal_rank_fusion(rankings)[:limit])
+
+    def _under(self, source: str) -> list[DocumentInfo]:
+        """The live documents a `source` names: those whose labels start with it, but only
+        the response itself for a response's own label (`t:3` is not `t:30` to `t:39`)."""
+        named = self._documents.get(source)
+        if named is not None and named.run is not None:
+            return [named]
+        return [info for label, info in self._documents.items() if label.startswith(source)]
 
     def _fts_rows(self, table: str) -> int:
         """The rows of an FTS table: one per chunk of each live document it indexes."""

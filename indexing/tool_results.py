@@ -47,8 +47,9 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
                 },
                 "source": {
                     "type": "string",
-                    "description": "Only labels starting with this, e.g. a label from a "
-                    "'[Response compressed …]' notice, or 'mcp/' for the tool catalog.",
+                    "description": "Only labels starting with this, e.g. 'mcp/' for the "
+                    "tool catalog, or 'jira__getIssue:' for one tool's responses; a label "
+                    "from a '[Response compressed …]' notice searches that response only.",
                 },
                 "limit": {
                     "type": "integer",

@@ -62,6 +62,20 @@ def test_source_keeps_only_labels_starting_with_it(store: SessionStore) -> None:
     assert "github__docs:1" not in output
 
 
+def test_a_responses_own_label_as_source_searches_that_response_only() -> None:
+    store = SessionStore()
+    for run in (3, 30, 31):
+        store.add(
+            f"files__read:{run}", f"run {run}: the shared words\n", tool="files__read", run=run
+        )
+    only = format_search(store, ["shared"], source="files__read:3")
+    assert only.startswith('Query 1: "shared" — 1 hit\n\n[1] files__read:3 line 1 —')
+    assert "files__read:30" in format_search(store, ["shared"], source="files__read:")
+    store.add("mcp/docs", "the server's shared notes\n", tool="catalog")
+    store.add("mcp/docs/tool/x", "x: shared words\n", tool="catalog")
+    assert "mcp/docs/tool/x" in format_search(store, ["shared"], source="mcp/docs")
+
+
 def test_a_source_matching_no_label_is_an_error_listing_the_labels(store: SessionStore) -> None:
     with pytest.raises(IndexToolError) as error:
         format_search(store, ["issue"], source="mcp/")
