@@ -142,11 +142,13 @@ async def compress_result(
 
     The placeholder is returned once the text is chunked; the store is written in the
     background (`Compression.index`), and searches and reads of it wait for that.
-    Error results pass through; non-text parts (images, audio, resources) are kept.
+    Error results pass through. Text parts and embedded text resources are indexed as one
+    document, joined by newlines; other parts (images, audio, binary resources, links) are
+    kept, after the placeholder.
     """
     if result.is_error:
         return result, None
-    texts = [part.text for part in result.content if isinstance(part, types.TextContent)]
+    texts = [text for part in result.content if (text := _text_of(part)) is not None]
     if sum(len(text) for text in texts) * 4 <= threshold:
         return result, None  # surely small enough: skip the worker thread
     compression = await asyncio.to_thread(
@@ -160,9 +162,21 @@ async def compress_result(
     if compression is None:
         return result, None
     compression.indexed.add_done_callback(_log_failure)  # the writer is on its own thread
-    others = [part for part in result.content if not isinstance(part, types.TextContent)]
+    others = [part for part in result.content if _text_of(part) is None]
     content = [types.TextContent(type="text", text=compression.placeholder), *others]
     return result.model_copy(update={"content": content, "structured_content": None}), compression
+
+
+def _text_of(part: types.ContentBlock) -> str | None:
+    """The text a content part carries for indexing: a text part's, an embedded text
+    resource's; None for the rest."""
+    if isinstance(part, types.TextContent):
+        return part.text
+    if isinstance(part, types.EmbeddedResource) and isinstance(
+        part.resource, types.TextResourceContents
+    ):
+        return part.resource.text
+    return None
 
 
 def _log_failure(done: Future) -> None:

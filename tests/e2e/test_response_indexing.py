@@ -77,6 +77,18 @@ async def test_small_responses_pass_through_untouched(live):
     assert text_of(result) == "x" * 16_000
 
 
+async def test_text_and_text_resources_are_indexed_and_other_parts_kept(live):
+    async with live.client("alice") as client:
+        result = await client.call_tool("echohttp__mixed_parts", {"lines": 3000})
+        placeholder, image, blob = result.content
+        label = re.search(r'indexed as "(echohttp__mixed_parts:\d+)"', placeholder.text)[1]
+        lines = await read_everything(client, label)
+    assert placeholder.text.startswith("[Response compressed — 77999 bytes, 6000 lines")
+    assert (image.type, image.mime_type, len(image.data)) == ("image", "image/png", 96)
+    assert (blob.resource.uri, blob.resource.blob) == ("fixture://data.bin", "AAEC")
+    assert lines == ["report line"] * 3000 + ["appendix line"] * 3000
+
+
 async def test_index_tools_report_bad_arguments_as_tool_errors(live):
     async with live.client("alice") as client:
         missing = await client.call_tool("IndexRead", {"label": "nothing:1"})
