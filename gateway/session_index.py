@@ -9,6 +9,7 @@ import asyncio
 import logging
 
 import mcp_types as types
+from django.conf import settings as django_settings
 
 from clients.context_settings import EffectiveSettings
 from gateway.catalog_view import Activation, CatalogView
@@ -26,9 +27,14 @@ def _catalog_vectors(documents: list[tuple[str, str]]) -> CatalogVectors | None:
     return CatalogVectors(documents) if embedder() is not None else None
 
 
+def new_store() -> SessionStore:
+    """An empty store, bounded as configured (`LOCALROUTER_INDEX_MAX_MIB`)."""
+    return SessionStore(max_bytes=django_settings.INDEX_MAX_BYTES)
+
+
 def index_documents(documents: list[tuple[str, str]], store: SessionStore | None = None):
     """Add the catalog documents `store` lacks (a new store when none is given); blocking."""
-    store = store if store is not None else SessionStore()
+    store = store if store is not None else new_store()
     known = set(store.labels(prefix="mcp/")) | set(store.evicted_labels("mcp/"))
     missing = [
         (label, chunk_catalog_document(text)) for label, text in documents if label not in known
@@ -88,7 +94,7 @@ class SessionIndex:
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            self._store = SessionStore()
+            self._store = new_store()
         return self._store
 
     def labels_stats(self) -> list:

@@ -16,6 +16,7 @@ from concurrent.futures import Future
 
 import mcp_types as types
 
+from indexing.arguments import MAX_QUERIES
 from indexing.compressor import Compression, ResponseCompressor
 from indexing.errors import IndexToolError
 from indexing.read import DEFAULT_READ_LINES, format_read
@@ -43,6 +44,7 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
                     "type": "array",
                     "items": {"type": "string"},
                     "minItems": 1,
+                    "maxItems": MAX_QUERIES,
                     "description": "Search terms, one string per question.",
                 },
                 "source": {

@@ -71,3 +71,18 @@ async def test_indexing_the_same_catalog_again_leaves_search_working() -> None:
     index.index_catalog(_Catalog(), template)  # the view was recomputed: nothing is new
     assert "mcp/files/tool/read" in await _call(index, "IndexSearch", {"queries": ["reads a file"]})
     await index.aclose()
+
+
+async def test_the_store_holds_what_the_configured_bound_allows(settings) -> None:
+    settings.INDEX_MAX_BYTES = 2**20  # LOCALROUTER_INDEX_MAX_MIB=1
+    index = SessionIndex(resolve_settings(None, None))
+    labels = []
+    for number in range(2):
+        text = "\n".join(f"response {number} line {n}" for n in range(30_000))  # 600 KB
+        result = types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+        placeholder = (await index.compress("files__read", result)).content[0].text
+        labels.append(re.search(r'indexed as "([^"]+)"', placeholder)[1])
+    result, _ = await index.call("IndexRead", {"label": labels[0]}, _Catalog())
+    assert result.is_error and "was evicted" in result.content[0].text
+    assert "response 1 line 0" in await _call(index, "IndexRead", {"label": labels[1]})
+    await index.aclose()
