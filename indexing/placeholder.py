@@ -62,10 +62,22 @@ def render_contents(outline: list[OutlineEntry]) -> list[str]:
 
     The deepest levels are dropped first; what still does not fit is cut with a note.
     Levels are rendered from the top down only while they fit, so a document with
-    thousands of headings costs no more than its first levels.
+    thousands of headings costs no more than its first levels. A document headed by a
+    lone title (one top entry, first) keeps it, and its sections count as the top level.
     """
     if not outline:
         return []
+    top = min(entry.depth for entry in outline)
+    rest = outline[1:]
+    if outline[0].depth == top and rest and all(entry.depth > top for entry in rest):
+        title = outline[0].contents_item(top)
+        return [title, *_levels(rest, top, CONTENTS_BYTES - utf8_size(title) - 1)]
+    return _levels(outline, top, CONTENTS_BYTES)
+
+
+def _levels(outline: list[OutlineEntry], indent_from: int, budget: int) -> list[str]:
+    """The outline's levels from its top down, while each fits whole in `budget` bytes
+    (items indented from depth `indent_from`); a top level too big is cut with a note."""
     top = min(entry.depth for entry in outline)
     rendered: dict[int, str] = {}  # outline index -> item
     used, kept_depth = 0, top
@@ -73,27 +85,33 @@ def render_contents(outline: list[OutlineEntry]) -> list[str]:
         level = [index for index, entry in enumerate(outline) if entry.depth == depth]
         size = 0
         for index in level:
-            rendered[index] = outline[index].contents_item(top)
+            rendered[index] = outline[index].contents_item(indent_from)
             size += utf8_size(rendered[index]) + 1
-            if used + size > CONTENTS_BYTES:
+            if used + size > budget:
                 break
-        if used + size > CONTENTS_BYTES:
+        if used + size > budget:
             if depth == top:
-                return _cut(outline, rendered, top)
+                return _cut(outline, rendered, top, indent_from, budget)
             break
         used, kept_depth = used + size, depth
     return [rendered[index] for index, entry in enumerate(outline) if entry.depth <= kept_depth]
 
 
-def _cut(outline: list[OutlineEntry], rendered: dict[int, str], top: int) -> list[str]:
+def _cut(
+    outline: list[OutlineEntry], rendered: dict[int, str], top: int, indent_from: int, budget: int
+) -> list[str]:
     """The top level alone is too big: its first items, then a note of how many are left."""
     level = [index for index, entry in enumerate(outline) if entry.depth == top]
     kept: list[str] = []
     used = 0
     for index in level:
-        item = rendered.get(index) or outline[index].contents_item(top)
+        item = rendered.get(index) or outline[index].contents_item(indent_from)
         used += utf8_size(item) + 1
-        if used > CONTENTS_BYTES - 64:  # leave room for the note
+        if used > budget - 64:  # leave room for the note
             break
         kept.append(item)
-    return [*kept, f"- … {len(level) - len(kept)} more entries (search or read to find them)"]
+    indent = "  " * (top - indent_from)
+    return [
+        *kept,
+        f"{indent}- … {len(level) - len(kept)} more entries (search or read to find them)",
+    ]

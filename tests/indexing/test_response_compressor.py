@@ -156,6 +156,19 @@ def test_contents_drop_the_deepest_levels_first_then_are_cut_with_a_note() -> No
     assert "more entries" in contents.splitlines()[-1]
 
 
+def test_a_lone_title_keeps_its_sections_in_contents_cut_with_a_note() -> None:
+    changelog = "# Changelog\n\n" + "".join(
+        f"## 1.{n}.0\n\n### Fixes\n\n- fixed bug {n}\n\n" for n in range(300, 0, -1)
+    )
+    text, _ = compressor_at_run(1).compress("docs", changelog, threshold=1000)
+    assert text is not None
+    contents = text.split("## Contents\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert contents[:3] == ["- [L1] Changelog", "  - [L3] 1.300.0", "  - [L9] 1.299.0"]
+    assert not any("Fixes" in item for item in contents)  # the deepest level goes first
+    assert re.fullmatch(r"  - … \d+ more entries \(search or read to find them\)", contents[-1])
+    assert utf8_size("\n".join(contents)) <= 2048
+
+
 def test_json_responses_are_previewed_and_outlined_as_pretty_printed_lines() -> None:
     payload = {"items": [{"id": n, "name": f"item {n}"} for n in range(400)], "total": 400}
     text, stats = compressor_at_run(1).compress("api", json.dumps(payload), threshold=1000)
