@@ -2,13 +2,14 @@
 text written alongside.
 
 Holding a whole parsed document costs several times its size; here only one member of the
-top-level array or object (or of a top-level object's array or object) is alive at a
-time, and the text is written as the members are taken, so what is written can be indexed
-while the rest is read. The text written is exactly what orjson writes for the whole
-document (two-space indent). Anything orjson would not write exactly (NaN, Infinity, an
-integer beyond 64 bits, a lone surrogate, nesting deeper than it follows), duplicate keys
-and any malformed input raise `NotStreamable` when the reading comes to them, possibly
-after many members were taken: the document must then be read whole.
+top-level array or object (or of a top-level object's arrays and objects, or of an array
+in one of those objects) is alive at a time, and the text is written as the members are
+taken, so what is written can be indexed while the rest is read. The text written is
+exactly what orjson writes for the whole document (two-space indent).
+Anything orjson would not write exactly (NaN, Infinity, an integer beyond 64 bits, a lone
+surrogate, nesting deeper than it follows), duplicate keys and any malformed input raise
+`NotStreamable` when the reading comes to them, possibly after many members were taken:
+the document must then be read whole.
 """
 
 import json
@@ -62,9 +63,10 @@ class Members:
     taken: iterating yields (key, or None in an array; value; `after`), `after` being the
     bytes written after the value on its last line (1 for a comma, 0 for the last member).
 
-    A member of the top-level object that is itself a non-empty array or object is a
-    `Members` of its own, yielded with `after` None: it knows its `after` once it has been
-    read through. Only one member is read at a time, in order.
+    A member of the top-level object that is itself a non-empty array or object, or a
+    non-empty array in such an object, is a `Members` of its own, yielded with `after`
+    None: it knows its `after` once it has been read through. Only one member is read at a
+    time, in order.
     """
 
     __slots__ = ("_reader", "_depth", "_keys", "_closer", "after")
@@ -100,9 +102,9 @@ class Members:
                 write(pad + orjson.dumps(key) + b": ")
             else:
                 write(pad)
-            if key is not None and self._depth == 0 and _opens_members(document, at):
+            if key is not None and _opens_members(document, at, self._depth):
                 reader.at = at
-                nested = Members(reader, 1)
+                nested = Members(reader, self._depth + 1)
                 yield key, nested, None  # read through by the taker
                 last = self._end_member()
             else:
@@ -150,10 +152,12 @@ def read_members(document: str, lines: Lines) -> Members:
     return Members(_Reader(document, lines), 0)
 
 
-def _opens_members(document: str, at: int) -> bool:
-    """Whether a non-empty array or object starts at `at`."""
+def _opens_members(document: str, at: int, depth: int) -> bool:
+    """Whether the member of an object at `depth` starting at `at` is read member by member:
+    a non-empty array or object in the top-level object, a non-empty array in one of its
+    objects (the list an API's envelope wraps: `{"data": {"items": [...]}}`)."""
     opener = document[at : at + 1]
-    if opener not in ("[", "{"):
+    if opener not in ("[", "{") or (depth and opener == "{"):
         return False
     inside = _skip(document, at + 1)
     return document[inside : inside + 1] not in ("]", "}", "")

@@ -704,6 +704,44 @@ def _take_all(members: Members) -> None:
             _take_all(value)
 
 
+def test_arrays_an_envelope_wraps_are_read_item_by_item() -> None:
+    """Arrays in objects are read an item at a time down to three levels (one item's
+    parsed value alive at a time); objects below the top level, and arrays in arrays, are
+    read whole."""
+    envelope = {
+        "status": "ok",
+        "data": {
+            "meta": {"tags": [1, 2]},
+            "result": [{"values": [[1, "0.5"]]}],
+            "pages": {"hits": {"hits": [1, 2]}},
+            "deeper": [[1, 2]],
+        },
+        "list": [[3, 4]],
+    }
+    lines = Lines.writing()
+
+    def shapes(members: Members) -> list:
+        return [
+            (key, shapes(value) if isinstance(value, Members) else type(value).__name__)
+            for key, value, _ in members
+        ]
+
+    assert shapes(read_members(json.dumps(envelope), lines)) == [
+        ("status", "str"),
+        (
+            "data",
+            [
+                ("meta", "dict"),
+                ("result", [(None, "dict")]),
+                ("pages", "dict"),
+                ("deeper", [(None, "list")]),
+            ],
+        ),
+        ("list", [(None, "list")]),
+    ]
+    assert bytes(lines.text) == orjson.dumps(envelope, option=orjson.OPT_INDENT_2)
+
+
 def test_a_json_document_malformed_past_many_chunks_is_chunked_again_whole() -> None:
     items = [{"id": n, "text": "words " * 50} for n in range(2000)]
     text = json.dumps(items)[:-1] + ", NaN]"  # only the standard library reads NaN
