@@ -605,8 +605,9 @@ def report(
         "",
         "Numeric JSON, generated (`benchmarks/_numeric.py`: no such file is on this "
         "machine), measured in the same passes: a Prometheus range query, a GeoJSON "
-        "feature collection, records of ten floats, records of twenty integers. Numbers "
-        "are mostly distinct terms, the costliest text for FTS5: see the floor.",
+        "feature collection, records of ten floats, records of twenty integers. Distinct "
+        "numbers are distinct terms, the costliest text for FTS5 (see the integers' floor), "
+        "and pretty-printing puts each number on a line of its own.",
         "",
         *throughput_table([r for r in rows if r.kind in NUMERIC]),
         "",
