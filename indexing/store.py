@@ -329,7 +329,7 @@ class SessionStore:
             evictable = list(self._documents.values())[: len(self._documents) - keep]
             if not evictable:
                 return
-            self._evict(next((info for info in evictable if info.run is not None), evictable[0]))
+            self._evict(next((info for info in evictable if info.is_response), evictable[0]))
 
     def _write_rows(
         self, documents: list[tuple[ChunkFeed, int]], with_trigrams: bool, *, delete: bool = False
@@ -437,7 +437,7 @@ class SessionStore:
         """The live documents a `source` names: those whose labels start with it, but only
         the response itself for a response's own label (`t:3` is not `t:30` to `t:39`)."""
         named = self._documents.get(source)
-        if named is not None and named.run is not None:
+        if named is not None and named.is_response:
             return [named]
         return [info for label, info in self._documents.items() if label.startswith(source)]
 

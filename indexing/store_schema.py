@@ -48,6 +48,11 @@ class DocumentInfo:
     def chunk_count(self) -> int:
         return self.last_chunk - self.first_chunk + 1
 
+    @property
+    def is_response(self) -> bool:
+        """A tool response (it has a run); the catalog's documents have none."""
+        return self.run is not None
+
 
 @dataclass(frozen=True, slots=True)
 class Hit:

@@ -27,7 +27,7 @@ import orjson
 
 from indexing.chunker.document import CONTENTS_BYTES, Chunk, OutlineEntry
 from indexing.chunker.json_members import Members, NotStreamable, read_members
-from indexing.chunker.lines import NEWLINE, Lines
+from indexing.chunker.lines import NEWLINE, SPACE, Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, make_chunk, split_line
 from indexing.text import one_line, sanitize
 
@@ -54,7 +54,7 @@ _HUGE_FLOAT = re.compile(rb"e\+(?:19|[2-9][0-9]|[0-9]{3})")
 _BATCH_TITLE_CHARS = 200
 _NAMES_SHOWN = _BATCH_TITLE_CHARS // len(", [0]") + 1
 """A batch's title lists its members' names until it is cut: this many make it too long."""
-_SPACE, _CLOSING = ord(" "), (ord("]"), ord("}"))
+_CLOSING = (ord("]"), ord("}"))
 _MIN_ITEMS_BATCHED = 8
 """Lists this long are measured and batched from their own text (`_batch_items`): for
 fewer items, visiting each costs less."""
@@ -389,9 +389,9 @@ def _measure_items(text: bytes, depth: int) -> tuple[list[int], list[int]]:
     starts = np.flatnonzero(data == NEWLINE) + 1  # of lines 1 and on
     third = data[starts + 2]
     opens_item = (
-        (data[starts] == _SPACE)
-        & (data[starts + 1] == _SPACE)
-        & (third != _SPACE)
+        (data[starts] == SPACE)
+        & (data[starts + 1] == SPACE)
+        & (third != SPACE)
         & (third != _CLOSING[0])
         & (third != _CLOSING[1])
     )

@@ -20,7 +20,9 @@ from indexing.text import LINE_PART_CHARS
 BLOCK_BYTES = 1 << 16
 """Newlines are looked for a block of this many bytes at a time (bounding numpy's buffers);
 text being written is indexed once this much of it is waiting."""
-NEWLINE = ord("\n")
+NEWLINE, SPACE = ord("\n"), ord(" ")
+_STARTS_DTYPES = {"I": np.uint32, "q": np.int64}
+"""numpy's types for the typecodes of `Lines.starts`."""
 
 
 class Lines:
@@ -92,12 +94,13 @@ class Lines:
         """Add the line starts after each newline of `data`, written at `offset`."""
         if self.starts.typecode == "I" and offset + len(data) >= 1 << 32:
             self.starts = array("q", self.starts)  # a new array: readers keep the old one
-        starts, wide = self.starts, self.starts.typecode == "q"
+        starts = self.starts
+        dtype = _STARTS_DTYPES[starts.typecode]
         for block in range(0, len(data), BLOCK_BYTES):
             chunk = np.frombuffer(data, np.uint8, min(BLOCK_BYTES, len(data) - block), block)
             newlines = np.flatnonzero(chunk == NEWLINE)
             newlines += offset + block + 1  # the next line starts after the newline
-            offsets = newlines.astype(np.int64 if wide else np.uint32)
+            offsets = newlines.astype(dtype)
             starts.frombytes(memoryview(offsets).cast("B"))
 
     def _end(self) -> None:
@@ -107,6 +110,10 @@ class Lines:
 
     def __len__(self) -> int:
         return len(self.starts) - 1
+
+    def starts_view(self) -> np.ndarray:
+        """`starts` as a numpy array (a view: no copy)."""
+        return np.frombuffer(self.starts, _STARTS_DTYPES[self.starts.typecode])
 
     def __getitem__(self, index: int) -> str:
         if index < 0:

@@ -9,7 +9,7 @@ import numpy as np
 
 from indexing.chunker.document import Chunk, OutlineEntry
 from indexing.chunker.line_patterns import LinePattern
-from indexing.chunker.lines import Lines
+from indexing.chunker.lines import SPACE, Lines
 from indexing.chunker.packing import pack_lines
 from indexing.chunker.sizing import TARGET_CHUNK_CHARS, Block
 from indexing.text import one_line
@@ -30,9 +30,6 @@ _OPENERS = np.zeros(256, np.bool_)
 _OPENERS[list(b"#`~=-")] = True
 _UNDERLINE_ENDS = np.zeros(256, np.bool_)
 _UNDERLINE_ENDS[list(b"=- \t")] = True
-_SPACE = ord(" ")
-_OFFSET_TYPES = {"I": np.uint32, "q": np.int64}
-"""numpy's types for the typecodes of `Lines.starts`."""
 _CANDIDATE_BLOCK_LINES = 1 << 14
 PREAMBLE_TITLE = "Preamble"
 MERGE_MIN_BYTES = 16 * 1024
@@ -92,16 +89,16 @@ def _structure_candidates(lines: Lines) -> Iterator[int]:
     """
     data = np.frombuffer(lines.text, np.uint8)
     bound = len(data) - 1
-    all_starts = np.frombuffer(lines.starts, _OFFSET_TYPES[lines.starts.typecode])
+    all_starts = lines.starts_view()
     for first in range(0, len(lines), _CANDIDATE_BLOCK_LINES):
         starts = all_starts[first : first + _CANDIDATE_BLOCK_LINES + 1].astype(np.int64)
         lead = data[starts[:-1]]
-        spaced = np.flatnonzero(lead == _SPACE)
+        spaced = np.flatnonzero(lead == SPACE)
         at = starts[spaced]
         for _ in range(3):  # up to three spaces before the opener
             at += 1
             lead[spaced] = data[np.minimum(at, bound)]  # past the text: the line's last space
-            still = lead[spaced] == _SPACE
+            still = lead[spaced] == SPACE
             spaced, at = spaced[still], at[still]
         candidates = _OPENERS[lead]
         underlines = np.flatnonzero((lead == ord("-")) | (lead == ord("=")))
