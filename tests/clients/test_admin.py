@@ -161,7 +161,7 @@ def test_upstream_form_rejects_bad_values_and_saves_nothing(staff, changes, fiel
 def test_upstream_list_never_shows_url_credentials(staff):
     UpstreamFactory(name="remote", transport="http", url="https://user:pw@example.com/mcp?key=abc")
     page = staff.get(reverse("admin:gateway_upstream_changelist")).content.decode()
-    assert "https://example.com/mcp" in page
+    assert "https://***@example.com/mcp?key=***" in page
     assert "pw@" not in page and "key=abc" not in page
 
 
