@@ -122,5 +122,6 @@ LOGGING = {
     },
 }
 
-# Messages stay server-side: a newly issued token is shown once and never sits in a cookie.
+# Messages stay server-side, never in a cookie. A new client token is no message: it is
+# rendered straight into the response that issued it and kept nowhere (clients/admin_token.py).
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
