@@ -72,7 +72,10 @@ class MaskUrlsFilter(logging.Filter):
     """Masks URLs in a record's message and traceback; never drops a record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            return True  # a malformed call: the handler reports it as logging does
         masked = mask_urls_in(message)
         if masked != message:
             record.msg, record.args = masked, ()

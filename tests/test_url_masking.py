@@ -58,3 +58,9 @@ def test_the_log_filter_masks_messages_arguments_and_tracebacks():
     formatted = logging.Formatter().format(record)
     assert "SECRET" not in formatted
     assert "GET https://h/?token=***" in formatted and "http://***@h/mcp" in formatted
+
+
+def test_the_log_filter_lets_a_malformed_record_through_untouched():
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "%d items", ("many",), None)
+    assert MaskUrlsFilter().filter(record) is True
+    assert record.args == ("many",)
