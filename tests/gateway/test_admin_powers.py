@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from gateway.models import Upstream
 from tests.factories import UpstreamFactory
+from tests.fixtures.http_server import free_port
 
 pytestmark = pytest.mark.django_db
 SECRETS = ("PASSWORD9", "APIKEY9", "HEADER9", "ENV9")
@@ -156,3 +157,17 @@ def test_staff_who_are_not_superusers_never_see_an_upstreams_secrets(request, wh
     # Searching the list must not reveal the URL one guess at a time.
     found = staff.get(pages[0], {"q": "PASSWORD9"}).context["cl"].result_count
     assert found == 0
+
+
+def test_a_failed_connection_test_names_the_url_with_its_credentials_masked(superuser):
+    upstream = UpstreamFactory(
+        **{**REMOTE, "url": REMOTE["url"].replace(":9/", f":{free_port()}/")}
+    )
+    url = reverse("admin:gateway_upstream_test", args=[upstream.pk])
+    response = superuser.post(url, follow=True)
+    message = " ".join(str(m) for m in response.context["messages"])
+    assert (
+        message.startswith("Could not connect to remote: ") and "http://***@127.0.0.1:" in message
+    )
+    assert "api_key=***&region=eu" in message
+    assert not [secret for secret in SECRETS if secret in message]
