@@ -3,7 +3,9 @@
 The snapshot holds everything a session needs (allowed upstreams, tool patterns,
 effective context settings) so no ORM call sits on the hot path of a tool call.
 Cache entries live a few seconds and are dropped at once when a client or the
-global settings are saved in this process.
+global settings are saved in this process. Unknown tokens are remembered for a shorter
+time, in a bounded table, so a client retrying a bad token does not reach the database
+on every request.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from clients.services import client_for_token
 from clients.tokens import hash_token
 
 CACHE_SECONDS = 5.0
+REFUSED_SECONDS = 2.0
+REFUSED_LIMIT = 1024  # distinct unknown tokens remembered at once
 
 
 @dataclass(frozen=True)
@@ -80,27 +84,46 @@ def identity_for_token(token: str) -> ClientIdentity | None:
 
 
 class IdentityCache:
-    """token hash -> (identity, expiry); failures are never cached."""
+    """token hash -> (identity or None, expiry); refusals expire sooner and are bounded."""
 
-    def __init__(self, seconds: float = CACHE_SECONDS) -> None:
+    def __init__(
+        self,
+        seconds: float = CACHE_SECONDS,
+        refused_seconds: float = REFUSED_SECONDS,
+        refused_limit: int = REFUSED_LIMIT,
+    ) -> None:
         self._seconds = seconds
+        self._refused_seconds = refused_seconds
+        self._refused_limit = refused_limit
         self._entries: dict[str, tuple[ClientIdentity, float]] = {}
+        self._refused: dict[str, float] = {}  # insertion order: oldest first
 
     async def authenticate(self, token: str) -> ClientIdentity | None:
         key = hash_token(token)
-        entry = self._entries.get(key)
         now = time.monotonic()
+        entry = self._entries.get(key)
         if entry is not None and entry[1] > now:
             return entry[0]
+        if self._refused.get(key, 0.0) > now:
+            return None
         identity = await sync_to_async(identity_for_token, thread_sensitive=False)(token)
         if identity is None:
             self._entries.pop(key, None)
+            self._remember_refusal(key, now)
             return None
+        self._refused.pop(key, None)
         self._entries[key] = (identity, now + self._seconds)
         return identity
 
+    def _remember_refusal(self, key: str, now: float) -> None:
+        self._refused.pop(key, None)
+        while len(self._refused) >= self._refused_limit:
+            del self._refused[next(iter(self._refused))]
+        self._refused[key] = now + self._refused_seconds
+
     def clear(self, *args, **kwargs) -> None:
         self._entries.clear()
+        self._refused.clear()
 
 
 identities = IdentityCache()

@@ -141,12 +141,15 @@ class GatewaySession:
         except UpstreamError as error:
             self.stats.errors += 1
             return tool_error(f"Upstream {upstream!r} failed: {error}")
-        self.stats.bytes_from_upstreams += result_size(result)
+        received = result
+        size = result_size(received)
+        self.stats.bytes_from_upstreams += size
         if result.is_error:
             self.stats.errors += 1
         else:
             result = await self.index.compress(name, result)
-        self.stats.bytes_to_client += result_size(result)
+        # A result passed through unchanged is not serialised a second time to count it.
+        self.stats.bytes_to_client += size if result is received else result_size(result)
         self.gateway.recorder.changed(self)
         return result
 

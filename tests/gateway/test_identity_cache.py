@@ -1,0 +1,84 @@
+"""Token lookups: unknown tokens are remembered briefly, saves make changes visible at once."""
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from clients.models import Client
+from clients.services import client_create, client_regenerate_token
+from clients.tokens import hash_token
+from gateway import identity as identity_module
+from gateway.identity import IdentityCache
+
+pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def lookups(monkeypatch) -> list[str]:
+    """Every token that reached the database lookup."""
+    seen: list[str] = []
+    real = identity_module.identity_for_token
+
+    def counting(token: str):
+        seen.append(token)
+        return real(token)
+
+    monkeypatch.setattr(identity_module, "identity_for_token", counting)
+    return seen
+
+
+async def test_unknown_token_is_looked_up_once_within_the_refusal_window(lookups) -> None:
+    cache = IdentityCache(refused_seconds=60)
+    for _ in range(5):
+        assert await cache.authenticate("lr_not-a-token") is None
+    assert lookups == ["lr_not-a-token"]
+
+
+async def test_unknown_token_is_looked_up_again_after_the_window(lookups) -> None:
+    cache = IdentityCache(refused_seconds=0)
+    assert await cache.authenticate("lr_not-a-token") is None
+    assert await cache.authenticate("lr_not-a-token") is None
+    assert len(lookups) == 2
+
+
+async def test_a_token_refused_then_saved_for_a_client_is_accepted_at_once() -> None:
+    cache = identity_module.identities  # the one the model signals clear
+    client, token = await _create_client()
+    await sync_to_async(Client.objects.filter(pk=client.pk).update)(token_hash="elsewhere")
+    assert await cache.authenticate(token) is None  # unknown, and now remembered as such
+    client.token_hash = hash_token(token)
+    await sync_to_async(client.save)()
+    assert (await cache.authenticate(token)).id == client.pk
+
+
+async def test_saving_a_client_forgets_refusals_through_the_signal() -> None:
+    cache = identity_module.identities
+    client, token = await _create_client()
+    assert await cache.authenticate("lr_will-be-checked") is None
+    assert cache._refused
+    await _regenerate(client)
+    assert not cache._refused
+
+
+async def test_a_revoked_token_is_refused_at_once() -> None:
+    cache = identity_module.identities
+    client, token = await _create_client()
+    assert (await cache.authenticate(token)).id == client.pk
+    await _regenerate(client)
+    assert await cache.authenticate(token) is None
+
+
+async def test_refusals_are_bounded(lookups) -> None:
+    cache = IdentityCache(refused_seconds=60, refused_limit=3)
+    for n in range(5):
+        await cache.authenticate(f"lr_bad-{n}")
+    assert len(cache._refused) == 3
+    await cache.authenticate("lr_bad-0")  # evicted, so looked up again
+    assert lookups.count("lr_bad-0") == 2
+
+
+async def _create_client():
+    return await sync_to_async(client_create)(name="cached")
+
+
+async def _regenerate(client) -> str:
+    return await sync_to_async(client_regenerate_token)(client=client)
