@@ -18,6 +18,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from gateway import http_errors
 from gateway.envelope import inspect_body
 from gateway.identity import ClientIdentity, bearer_token, identities
+from gateway.plain_json import plain_json_when_possible
 from gateway.runtime import Gateway, current_client, get_gateway
 from gateway.server import current_instructions
 
@@ -134,5 +135,7 @@ async def serve_exchange(
     if method == "initialize":
         # The handshake's instructions name the upstreams this client may use.
         current_instructions.set(await gateway.instructions_for_identity(identity))
+    if method is not None:
+        send = plain_json_when_possible(send)
     access = AccessToken(token="", client_id=str(identity.id), scopes=[])
     await gateway.host.handle({**scope, "user": AuthenticatedUser(access)}, receive, send)

@@ -9,6 +9,7 @@ from tests.e2e.live import ToolsChanged
 pytestmark = pytest.mark.anyio
 
 MODES = ["legacy", "2026-07-28", "auto"]
+ERAS = ["legacy", "2026-07-28"]  # handshake era, and the era without sessions
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -51,13 +52,14 @@ async def test_deny_patterns_hide_tools(live):
             await client.call_tool("echohttp__add", {"a": 1, "b": 2})
 
 
-async def test_progress_from_a_long_running_tool_reaches_the_client(live):
+@pytest.mark.parametrize("mode", ERAS)
+async def test_progress_from_a_long_running_tool_reaches_the_client(live, mode):
     updates: list[tuple[float, float | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         updates.append((progress, total))
 
-    async with live.client("alice") as client:
+    async with live.client("alice", mode=mode) as client:
         result = await client.call_tool(
             "everything__trigger-long-running-operation",
             {"duration": 1, "steps": 4},
