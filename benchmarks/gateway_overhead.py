@@ -9,6 +9,8 @@ Every target serves the same upstream, the SDK fixture `tests/fixtures/servers/e
 * direct (HTTP):  the fixture itself with `--http` on a free 127.0.0.1 port;
 * direct (stdio): the fixture as a child process of the benchmark (latency only);
 * LocalRouter:    daphne on a free 127.0.0.1 port, fresh data dir, one stdio upstream `echo`;
+* baseline:       with `--baseline REF`, LocalRouter as of git REF (exported with
+                  `git archive` into the temp dir) next to the current code, for before/after;
 * mcp-proxy:      PyPI `mcp-proxy` 0.13 (SDK v1, in its own venv under /tmp) serving the
                   stdio fixture over Streamable HTTP on 127.0.0.1.
 
@@ -17,6 +19,8 @@ machine hits them alike. For each: median and p99 of N sequential calls on one s
 warm-up), and calls/s with S concurrent sessions (each its own `mcp.Client`, each doing K calls;
 total wall time; best of `--repeat` runs, since other load on the machine only ever lowers it).
 The client is the SDK v2 `mcp.Client` in `legacy` (initialize handshake) mode, in this process.
+CPU per call is the user+system CPU time of the server process alone (not its upstream child)
+over the sequential calls, divided by their number.
 
 The markdown table goes to stdout and into docs/benchmarks.md between the
 `<!-- gateway_overhead:start -->` / `<!-- gateway_overhead:end -->` markers (`--no-docs` skips).
@@ -137,12 +141,14 @@ class Processes:
         self.logdir = logdir
         self.started: list[tuple[subprocess.Popen, Any]] = []
 
-    def start(self, name: str, args: list[str], env: dict[str, str] | None = None):
+    def start(
+        self, name: str, args: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT
+    ):
         log = self.logdir / f"{name}.log"
         handle = open(log, "wb")  # noqa: SIM115 - closed in stop_all
         process = subprocess.Popen(
             args,
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=handle,
@@ -182,9 +188,11 @@ class Processes:
         self.started.clear()
 
 
-def run(args: list[str], env: dict[str, str] | None = None, timeout: float = 300) -> str:
+def run(
+    args: list[str], env: dict[str, str] | None = None, timeout: float = 300, cwd: Path = ROOT
+) -> str:
     done = subprocess.run(
-        args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -234,7 +242,14 @@ class Row:
     p99_ms: float | None = None
     mean_ms: float | None = None
     calls_per_s: float | None = None
+    cpu_ms: float | None = None
     note: str = ""
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of one process (not its children)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -289,6 +304,7 @@ class Target:
     factory: ClientFactory
     throughput: bool = True
     note: str = ""
+    pid: int | None = None  # the server process, for its CPU time per call
 
 
 async def measure_all(targets: list[Target], options: argparse.Namespace) -> list[Row]:
@@ -299,6 +315,7 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
     concurrent run on every target in turn; the best run counts.
     """
     samples: dict[str, list[float]] = {t.key: [] for t in targets}
+    cpu: dict[str, float] = {t.key: 0.0 for t in targets}
     per_round = max(1, options.calls // options.rounds)
     async with contextlib.AsyncExitStack() as stack:
         clients = {}
@@ -314,10 +331,13 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
         for _ in range(options.rounds):
             for t in targets:
                 client, series = clients[t.key], samples[t.key]
+                cpu_before = cpu_seconds(t.pid) if t.pid else 0.0
                 for _ in range(per_round):
                     start = time.perf_counter()
                     await echo(client, t.tool)
                     series.append((time.perf_counter() - start) * 1000)
+                if t.pid:
+                    cpu[t.key] += cpu_seconds(t.pid) - cpu_before
     runs: dict[str, list[float]] = {t.key: [] for t in targets if t.throughput}
     for i in range(options.repeat):
         print(
@@ -341,6 +361,8 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
             statistics.fmean(series),
             note=t.note,
         )
+        if t.pid:
+            row.cpu_ms = cpu[t.key] * 1000 / len(series)
         if t.throughput:
             row.calls_per_s = max(runs[t.key])
             rates = ", ".join(f"{r:.0f}" for r in runs[t.key])
@@ -362,6 +384,7 @@ async def start_direct(procs: Processes, options: argparse.Namespace) -> list[Ta
             "direct, Streamable HTTP",
             "echo",
             http_client_factory(f"http://127.0.0.1:{port}/mcp"),
+            pid=process.pid,
         )
     ]
     if not options.skip_stdio:
@@ -391,26 +414,49 @@ def localrouter_env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-async def start_localrouter(procs: Processes, workdir: Path, options: argparse.Namespace) -> Target:
-    env = localrouter_env(workdir / "localrouter-data")
+async def start_localrouter(
+    procs: Processes,
+    workdir: Path,
+    options: argparse.Namespace,
+    *,
+    source: Path = ROOT,
+    key: str = "localrouter",
+    label: str = "",
+) -> Target:
+    """LocalRouter under daphne, running the code in `source` (this checkout by default)."""
+    env = localrouter_env(workdir / f"{key}-data")
     manage = [PYTHON, "manage.py"]
-    run([*manage, "migrate", "--no-input"], env)
+    run([*manage, "migrate", "--no-input"], env, cwd=source)
     servers = workdir / "mcp_servers.json"
     servers.write_text(json.dumps({"mcpServers": {"echo": {"command": PYTHON, "args": [FIXTURE]}}}))
-    run([*manage, "import_mcp_servers", str(servers)], env)
-    token = run([*manage, "create_client", "bench"], env).strip().splitlines()[-1].strip()
+    run([*manage, "import_mcp_servers", str(servers)], env, cwd=source)
+    created = run([*manage, "create_client", "bench"], env, cwd=source)
+    token = created.strip().splitlines()[-1].strip()
     port = free_port()
     daphne = [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port)]
     if options.daphne_access_log:
-        daphne += ["--access-log", str(workdir / "daphne-access.log")]
-    process, log = procs.start("localrouter", [*daphne, "localrouter.asgi:application"], env)
+        daphne += ["--access-log", str(workdir / f"{key}-access.log")]
+    process, log = procs.start(key, [*daphne, "localrouter.asgi:application"], env, cwd=source)
     wait_for_port(port, process, log)
     return Target(
-        "localrouter",
-        "LocalRouter (daphne, stdio upstream)",
+        key,
+        f"LocalRouter{label} (daphne, stdio upstream)",
         "echo__echo",
         http_client_factory(f"http://127.0.0.1:{port}/mcp", {"Authorization": f"Bearer {token}"}),
+        pid=process.pid,
     )
+
+
+def export_baseline(ref: str, workdir: Path) -> tuple[Path, str]:
+    """The tree of git `ref` unpacked under `workdir` (no worktree is created), and its commit."""
+    commit = run(["git", "rev-parse", "--short", f"{ref}^{{commit}}"]).strip()
+    target = workdir / "baseline-src"
+    target.mkdir()
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", commit], cwd=ROOT, capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target, commit
 
 
 def ensure_mcp_proxy(venv: Path) -> Path:
@@ -441,6 +487,7 @@ async def start_mcp_proxy(procs: Processes, options: argparse.Namespace) -> Targ
         "echo",
         http_client_factory(f"http://127.0.0.1:{port}/mcp"),
         note=f"mcp-proxy {version} (SDK v1, answers POSTs with JSON)",
+        pid=process.pid,
     )
 
 
@@ -453,13 +500,14 @@ def fmt(value: float | None, digits: int = 2) -> str:
 
 def table(rows: list[Row]) -> str:
     lines = [
-        "| Path | median ms | p99 ms | mean ms | calls/s (concurrent) | note |",
-        "|---|---:|---:|---:|---:|---|",
+        "| Path | median ms | p99 ms | mean ms | calls/s (concurrent) "
+        "| server CPU ms/call | note |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r.name} | {fmt(r.median_ms)} | {fmt(r.p99_ms)} | {fmt(r.mean_ms)} "
-            f"| {fmt(r.calls_per_s, 0)} | {r.note} |"
+            f"| {fmt(r.calls_per_s, 0)} | {fmt(r.cpu_ms)} | {r.note} |"
         )
     return "\n".join(lines)
 
@@ -487,6 +535,19 @@ def summary(rows: list[Row]) -> list[str]:
             f"- Throughput ratio, LocalRouter / mcp-proxy: **{ratio:.2f}x** "
             f"({verdict} the >= 1x target)"
         )
+    baseline = by.get("baseline")
+    if baseline and proxy and baseline.calls_per_s and proxy.calls_per_s:
+        out.append(
+            "- Before (baseline): throughput ratio / mcp-proxy "
+            f"{baseline.calls_per_s / proxy.calls_per_s:.2f}x, median latency - mcp-proxy "
+            f"{baseline.median_ms - proxy.median_ms:+.2f} ms"
+        )
+    if baseline and router and baseline.calls_per_s and router.calls_per_s:
+        out.append(
+            f"- After / before: calls/s {router.calls_per_s / baseline.calls_per_s:.2f}x, "
+            f"median latency {router.median_ms - baseline.median_ms:+.2f} ms, "
+            f"server CPU per call {fmt(router.cpu_ms)} ms vs {fmt(baseline.cpu_ms)} ms"
+        )
     return out
 
 
@@ -512,7 +573,8 @@ def section(rows: list[Row], options: argparse.Namespace) -> str:
             "",
             f"Run {now} on {machine()} with `.venv/bin/python benchmarks/gateway_overhead.py "
             f"--calls {options.calls} --sessions {options.sessions} "
-            f"--per-session {options.per_session}`.",
+            f"--per-session {options.per_session}"
+            f"{f' --baseline {options.baseline}' if options.baseline else ''}`.",
             "",
             table(rows),
             "",
@@ -526,6 +588,8 @@ def section(rows: list[Row], options: argparse.Namespace) -> str:
             f"rounds; calls/s = {options.sessions} concurrent sessions "
             f"(one `Client` each, sharing one upstream) doing {options.per_session} calls each, "
             f"over total wall time, best of {options.repeat} runs. "
+            "Server CPU ms/call: user+system CPU time of the server process alone (daphne, "
+            "mcp-proxy or the fixture; not the upstream child) over the sequential calls. "
             "Client, gateway and upstream share this machine's CPUs.",
         ]
     )
@@ -543,6 +607,13 @@ async def main_async(options: argparse.Namespace, procs: Processes, workdir: Pat
     targets = await start_direct(procs, options)
     if not options.skip_localrouter:
         targets.append(await start_localrouter(procs, workdir, options))
+    if options.baseline:
+        source, commit = export_baseline(options.baseline, workdir)
+        label = f" before, {options.baseline} at {commit}"
+        baseline = await start_localrouter(
+            procs, workdir, options, source=source, key="baseline", label=label
+        )
+        targets.append(baseline)
     if not options.skip_mcp_proxy:
         targets.append(await start_mcp_proxy(procs, options))
     print("measuring ...", file=sys.stderr, flush=True)
@@ -562,6 +633,9 @@ def parse_args() -> argparse.Namespace:
         "--repeat", type=int, default=3, help="concurrent runs per target; the best is reported"
     )
     parser.add_argument("--mcp-proxy-venv", default=str(MCP_PROXY_VENV))
+    parser.add_argument(
+        "--baseline", metavar="REF", help="also measure LocalRouter as of this git ref (before)"
+    )
     parser.add_argument("--skip-stdio", action="store_true")
     parser.add_argument("--skip-localrouter", action="store_true")
     parser.add_argument("--skip-mcp-proxy", action="store_true")
