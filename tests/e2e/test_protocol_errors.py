@@ -1,0 +1,63 @@
+"""Requests the gateway cannot serve get the protocol's error, never a 500 or a traceback."""
+
+import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.e2e.test_gateway_http import ACCEPT, open_session, rpc_error
+
+pytestmark = pytest.mark.anyio
+
+
+class LogSince:
+    """What the gateway logged since this object was made."""
+
+    def __init__(self, live) -> None:
+        self.live = live
+        self.start = len(live.log())
+
+    def text(self) -> str:
+        return self.live.log()[self.start :]
+
+
+@pytest.mark.parametrize(("mode", "code"), [("legacy", -32002), ("2026-07-28", -32602)])
+async def test_reading_an_unknown_resource_names_the_uri_with_the_eras_code(live, mode, code):
+    log = LogSince(live)
+    async with live.client("alice", mode=mode) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.read_resource("fixture://no-such-thing")
+        assert (await client.read_resource("fixture://hello")).contents[0].text
+    assert raised.value.code == code
+    assert raised.value.message == "Resource not found: fixture://no-such-thing"
+    assert raised.value.data == {"uri": "fixture://no-such-thing"}
+    assert "Traceback" not in log.text()
+
+
+async def post(live, headers: dict, body: bytes):
+    async with live.http(live.tokens["alice"]) as http:
+        return await http.post(
+            live.url, content=body, headers={**headers, "Content-Type": "application/json"}
+        )
+
+
+@pytest.mark.parametrize("depth", [2_000, 100_000])
+@pytest.mark.parametrize(("opening", "closing"), [(b"[", b"]"), (b'{"a":', b"}")])
+async def test_a_deeply_nested_body_gets_400_without_a_traceback(live, depth, opening, closing):
+    _, headers = await open_session(live, live.tokens["alice"])
+    log = LogSince(live)
+    nested = opening * depth + b"1" + closing * depth
+    body = b'{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"x": ' + nested + b"}}"
+    response = await post(live, headers, body)
+    assert response.status_code == 400
+    assert rpc_error(response)["code"] == -32700
+    assert "nested deeper than" in rpc_error(response)["message"]
+    assert "Traceback" not in log.text()
+
+
+async def test_params_given_as_an_array_get_invalid_params(live):
+    _, headers = await open_session(live, live.tokens["alice"])
+    body = b'{"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": ["x"]}'
+    response = await post(live, headers, body)
+    assert response.status_code == 400
+    assert rpc_error(response)["code"] == -32602
+    assert rpc_error(response)["message"] == 'Invalid params: "params" must be an object'
