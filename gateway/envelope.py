@@ -25,6 +25,7 @@ class Envelope:
     """What the consumer needs to know about a message; `error` is set when it is refused."""
 
     method: str | None = None
+    request_id: str | int | None = None  # set for requests (not notifications)
     error: tuple[int, str] | None = None
 
 
@@ -62,7 +63,7 @@ def inspect_body(body: bytes) -> Envelope:
         params = message.get("params")
         if params is not None and not isinstance(params, dict):
             return Envelope(error=(INVALID_PARAMS, 'Invalid params: "params" must be an object'))
-        return Envelope(method=method)
+        return Envelope(method=method, request_id=request_id)
     if "id" in message and ("result" in message or "error" in message):
         return Envelope()  # a response to a server-to-client request
     return Envelope(error=(INVALID_REQUEST, 'Invalid Request: no "method"'))

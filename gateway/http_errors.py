@@ -13,11 +13,12 @@ def refusal(
     message: str,
     *,
     code: int = INVALID_REQUEST,
+    request_id: str | int | None = None,
     extra_headers: list[tuple[bytes, bytes]] = (),
 ) -> tuple:
     """(status, headers, body) for a refused request."""
     body = json.dumps(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+        {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
     ).encode()
     headers = [(b"content-type", b"application/json"), *extra_headers]
     return status, headers, body

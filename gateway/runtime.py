@@ -22,6 +22,7 @@ from gateway.directory import directory
 from gateway.forwarding import Forwarding
 from gateway.host import McpHost
 from gateway.identity import ClientIdentity
+from gateway.inflight import InFlightRequests
 from gateway.listings import Listings
 from gateway.records import SessionRecorder
 from gateway.reverse_requests import CallerRegistry
@@ -53,6 +54,7 @@ class Gateway:
         self.listings = Listings(self.pool)
         self.directory = directory
         self.sessions: dict[str, GatewaySession] = {}
+        self.inflight = InFlightRequests()
         self.recorder = SessionRecorder()
         self.bus = InMemorySubscriptionBus()
         self._sweeper: asyncio.Task | None = None

@@ -1,10 +1,12 @@
 """Requests the gateway cannot serve get the protocol's error, never a 500 or a traceback."""
 
+import json
+
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.e2e.test_gateway_http import ACCEPT, open_session, rpc_error
+from tests.e2e.test_gateway_http import open_session, rpc_error
 
 pytestmark = pytest.mark.anyio
 
@@ -61,3 +63,46 @@ async def test_params_given_as_an_array_get_invalid_params(live):
     assert response.status_code == 400
     assert rpc_error(response)["code"] == -32602
     assert rpc_error(response)["message"] == 'Invalid params: "params" must be an object'
+
+
+def tool_call(request_id, name: str, arguments: dict, **meta) -> dict:
+    params = {"name": name, "arguments": arguments, **({"_meta": meta} if meta else {})}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+async def test_a_request_id_already_in_flight_is_refused_and_the_first_still_answers(live):
+    _, headers = await open_session(live, live.tokens["alice"])
+    slow = tool_call(
+        7,
+        "everything__trigger-long-running-operation",
+        {"duration": 2, "steps": 4},
+        progressToken="slow",
+    )
+    quick = tool_call(7, "everything__echo", {"message": "again"})
+    async with live.http(live.tokens["alice"]) as http:
+        with anyio.fail_after(30):
+            async with http.stream("POST", live.url, json=slow, headers=headers) as first:
+                lines = first.aiter_lines()
+                async for line in lines:
+                    if line.startswith("data:") and "notifications/progress" in line:
+                        break  # the first request is running upstream
+                second = await http.post(live.url, json=quick, headers=headers)
+                rest = [line async for line in lines]
+            reused = await http.post(live.url, json=quick, headers=headers)
+    assert second.status_code == 400
+    assert second.json()["id"] == 7
+    assert second.json()["error"] == {
+        "code": -32600,
+        "message": "request id 7 is already in flight",
+    }
+    [answer] = [
+        json.loads(line[5:]) for line in rest if line.startswith("data:") and '"result"' in line
+    ]
+    assert answer["id"] == 7
+    assert "Long running operation completed" in answer["result"]["content"][0]["text"]
+    assert "again" in rpc_error_or_result(reused)["content"][0]["text"]
+
+
+def rpc_error_or_result(response) -> dict:
+    data = next(line[5:] for line in response.text.splitlines() if line.startswith("data:"))
+    return json.loads(data)["result"]
