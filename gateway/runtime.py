@@ -27,7 +27,7 @@ from gateway.listings import Listings
 from gateway.records import SessionRecorder
 from gateway.reverse_requests import CallerRegistry
 from gateway.server import build_server
-from gateway.session import GatewaySession
+from gateway.session import GatewaySession, expiry_check_seconds
 from gateway.session_index import CatalogTemplate
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
 from indexing.catalog_plan import CatalogPlan
@@ -134,6 +134,7 @@ class Gateway:
         if session is None:
             session = self._new_session(ctx, connection)
             connection.state[SESSION_STATE_KEY] = session
+        session.touch()
         return session
 
     def _new_session(self, ctx, connection) -> GatewaySession:
@@ -170,7 +171,7 @@ class Gateway:
         """End 2026-07-28 clients' gateway sessions (and their stores) once they go idle."""
         timeout = settings.MCP_SESSION_IDLE_TIMEOUT
         while True:
-            await asyncio.sleep(min(30.0, timeout / 2))
+            await asyncio.sleep(expiry_check_seconds(timeout))
             now = time.monotonic()
             for session in list(self.sessions.values()):
                 if session.connection is None and now - session.last_activity > timeout:

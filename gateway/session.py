@@ -31,6 +31,11 @@ UNKNOWN_TOOL = "Unknown tool: {name}"
 RESOURCE_NOT_FOUND = -32002
 
 
+def expiry_check_seconds(idle_timeout: float) -> float:
+    """How often sessions without a connection are checked for having gone idle."""
+    return min(30.0, idle_timeout / 2)
+
+
 @dataclass
 class SessionStats:
     """Counters kept in memory and written to the session record off the hot path."""
@@ -82,7 +87,10 @@ class GatewaySession:
         return self._view
 
     def touch(self) -> None:
+        """Note a request: keeps the session from expiring and its record fresh."""
         self.last_activity = time.monotonic()
+        if not self.closed:
+            self.gateway.recorder.changed(self)
 
     async def view(self) -> CatalogView:
         """The catalog as this client sees it, recomputed when an upstream listing changed."""
