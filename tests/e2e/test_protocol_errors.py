@@ -106,3 +106,20 @@ async def test_a_request_id_already_in_flight_is_refused_and_the_first_still_ans
 def rpc_error_or_result(response) -> dict:
     data = next(line[5:] for line in response.text.splitlines() if line.startswith("data:"))
     return json.loads(data)["result"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"queries": ["echo"], "limit": 0}, "limit must be at least 1, got 0"),
+        ({"queries": "echo"}, "queries must be a non-empty list of strings"),
+    ],
+)
+async def test_index_search_refuses_what_its_schema_excludes(live, arguments, message):
+    async with live.client("alice") as client:
+        [search] = [t for t in (await client.list_tools()).tools if t.name == "IndexSearch"]
+        result = await client.call_tool("IndexSearch", arguments)
+    assert search.input_schema["properties"]["queries"]["type"] == "array"
+    assert search.input_schema["properties"]["limit"]["minimum"] == 1
+    assert result.is_error
+    assert message in result.content[0].text
