@@ -18,7 +18,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from gateway import http_errors
 from gateway.envelope import Envelope, inspect_body
 from gateway.identity import ClientIdentity, bearer_token, identities
-from gateway.inflight import DuplicateRequestId
+from gateway.inflight import DuplicateRequestId, ServerStopping
 from gateway.runtime import Gateway, current_client, get_gateway
 from gateway.server import current_instructions
 
@@ -145,7 +145,7 @@ async def _serve_here(
     receive: Receive,
     send: Send,
 ) -> None:
-    """Run the exchange in this worker's SDK host, refusing a request id already in flight."""
+    """Run the exchange in this worker's SDK host, unless it is stopping or the id is in use."""
     access = AccessToken(token="", client_id=str(identity.id), scopes=[])
     session_id = _header(scope, b"mcp-session-id")
     # Keyed by client too: another client's guess at a session id learns nothing here.
@@ -156,3 +156,5 @@ async def _serve_here(
     except DuplicateRequestId as error:
         refusal = http_errors.refusal(400, str(error), request_id=error.request_id)
         await send_refusal(send, refusal)
+    except ServerStopping:
+        await send_refusal(send, http_errors.stopping())

@@ -6,6 +6,7 @@ import json
 
 # JSON-RPC codes used at the HTTP layer (no request id is known yet).
 INVALID_REQUEST = -32600
+RETRY_AFTER_SECONDS = 5  # a restart, or another worker behind the balancer, takes over
 
 
 def refusal(
@@ -27,6 +28,12 @@ def refusal(
 def unauthorized(reason: str) -> tuple:
     challenge = f'Bearer realm="localrouter", error="invalid_token", error_description="{reason}"'
     return refusal(401, reason, extra_headers=[(b"www-authenticate", challenge.encode())])
+
+
+def stopping() -> tuple:
+    """503 for a request that reached a worker on its way down; another will serve it."""
+    retry_after = (b"retry-after", str(RETRY_AFTER_SECONDS).encode())
+    return refusal(503, "server is shutting down; retry shortly", extra_headers=[retry_after])
 
 
 def origin_allowed(origin: str | None, allowed: list[str]) -> bool:

@@ -211,7 +211,14 @@ class Gateway:
                 await session.connection.notify("notifications/message", data)
 
     async def aclose(self) -> None:
-        """End every session, stop upstream processes, write pending records."""
+        """Let running requests finish (within the grace period), then end every session,
+        stop upstream processes and write pending records."""
+        grace = settings.MCP_SHUTDOWN_GRACE_SECONDS
+        unfinished = await self.inflight.close(grace)
+        if unfinished:
+            logger.warning(
+                "%d request(s) still running after %g s are cancelled", unfinished, grace
+            )
         if self._sweeper is not None:
             self._sweeper.cancel()
         await self.host.aclose()
