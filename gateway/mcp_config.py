@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway.envelope import MAX_NESTING, nested_too_deep
+
 TRANSPORT_BY_TYPE = {
     "stdio": "stdio",
     "http": "http",
@@ -58,6 +60,8 @@ def parse_config(text: str, *, source: str = "config") -> list[ServerEntry]:
     Raises:
         ConfigFileError: malformed JSON or an unknown shape, naming the place.
     """
+    if nested_too_deep(text.encode("utf-8", "surrogatepass")):
+        raise ConfigFileError(f"{source}: nested deeper than {MAX_NESTING} levels")
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
