@@ -64,14 +64,16 @@ class EraResult:
         return 1000 * ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-async def _session(client_factory, era: str, calls: int, tag: str, result: EraResult) -> None:
+async def _session(
+    client_factory, era: str, calls: int, tag: str, result: EraResult, tool: str
+) -> None:
     try:
         async with client_factory(era) as client:
             for index in range(calls):
                 text = f"{tag}-{index}"
                 started = time.perf_counter()
                 try:
-                    reply = await client.call_tool(TOOL, {"text": text})
+                    reply = await client.call_tool(tool, {"text": text})
                 except Exception:
                     result.calls += 1
                     result.errors += 1
@@ -86,13 +88,15 @@ async def _session(client_factory, era: str, calls: int, tag: str, result: EraRe
         result.errors += 1  # the session could not open or close
 
 
-async def run_era(client_factory, era: str, sessions: int, calls: int) -> EraResult:
-    """N concurrent sessions of M calls each through `client_factory(era)`."""
+async def run_era(
+    client_factory, era: str, sessions: int, calls: int, tool: str = TOOL
+) -> EraResult:
+    """N concurrent sessions of M calls each of `tool` through `client_factory(era)`."""
     result = EraResult(era, sessions, calls)
     started = time.perf_counter()
     await asyncio.gather(
         *(
-            _session(client_factory, era, calls, f"{era}-{number}", result)
+            _session(client_factory, era, calls, f"{era}-{number}", result, tool)
             for number in range(sessions)
         )
     )
@@ -135,7 +139,8 @@ def memory_table(memory: dict[str, float], workers: int) -> str:
     return "\n".join(lines)
 
 
-def _client_factory(url: str, live: LiveGateway, token: str):
+def client_factory(url: str, live: LiveGateway, token: str):
+    """era -> an SDK client of that era for `token` at `url`."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
@@ -148,7 +153,7 @@ def _client_factory(url: str, live: LiveGateway, token: str):
 
 async def measure(live: LiveGateway, url: str, pids: list[int], args) -> tuple[list, dict]:
     """Warm up, run every era, idle; the results and the memory readings."""
-    factory = _client_factory(url, live, live.tokens["load"])
+    factory = client_factory(url, live, live.tokens["load"])
     await run_era(factory, ERAS[0], 1, 1)  # starts the gateway and its upstream
     memory = {"before": rss_mib(pids)}
     results = [await run_era(factory, era, args.sessions, args.calls) for era in args.eras]
