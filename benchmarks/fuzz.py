@@ -328,17 +328,17 @@ def table(outcomes: Counter) -> str:
     by_kind: dict[str, Counter] = {}
     for (kind, outcome), count in outcomes.items():
         by_kind.setdefault(kind, Counter())[outcome] += count
-    lines = ["| cases | count | outcomes (count) |", "|---|---:|---|"]
+    rows = []
     for kind in sorted(by_kind):
         counted = by_kind[kind]
         shown = ", ".join(f"{outcome}: {n:,}" for outcome, n in counted.most_common())
-        lines.append(f"| {kind} | {sum(counted.values()):,} | {shown} |")
+        rows.append([kind, f"{sum(counted.values()):,}", shown])
     total = sum(outcomes.values())
     five = sum(n for (_, o), n in outcomes.items() if o == "5xx")
     hangs = sum(n for (_, o), n in outcomes.items() if o == "hang")
     crashes = sum(n for (_, o), n in outcomes.items() if o.startswith("crash"))
-    lines.append(f"| **all** | **{total:,}** | 5xx: {five}, hangs: {hangs}, crashes: {crashes} |")
-    return "\n".join(lines)
+    rows.append(["**all**", f"**{total:,}**", f"5xx: {five}, hangs: {hangs}, crashes: {crashes}"])
+    return _docs.markdown_table(["cases", "count", "outcomes (count)"], rows, "lrl")
 
 
 def main(argv: list[str] | None = None) -> None:

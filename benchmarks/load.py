@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 import tempfile
 import time
@@ -61,7 +62,7 @@ class EraResult:
         if not self.latencies:
             return float("nan")
         ordered = sorted(self.latencies)
-        return 1000 * ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+        return 1000 * ordered[max(0, math.ceil(share * len(ordered)) - 1)]  # nearest rank
 
 
 async def _session(
@@ -115,28 +116,28 @@ def rss_mib(pids: list[int]) -> float:
 
 
 def results_table(results: list[EraResult]) -> str:
-    lines = [
-        "| era | sessions x calls | calls | errors | mismatched | p50 ms | p99 ms | calls/s |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+    columns = ["era", "sessions x calls", "calls", "errors", "mismatched", "p50 ms", "p99 ms"]
+    rows = [
+        [
+            r.era,
+            f"{r.sessions} x {r.calls_per_session}",
+            f"{r.calls:,}",
+            str(r.errors),
+            str(r.mismatched),
+            f"{r.percentile(0.5):.1f}",
+            f"{r.percentile(0.99):.1f}",
+            f"{r.calls / r.seconds:,.0f}",
+        ]
+        for r in results
     ]
-    for r in results:
-        lines.append(
-            f"| {r.era} | {r.sessions} x {r.calls_per_session} | {r.calls:,} | {r.errors} | "
-            f"{r.mismatched} | {r.percentile(0.5):.1f} | {r.percentile(0.99):.1f} | "
-            f"{r.calls / r.seconds:,.0f} |"
-        )
-    return "\n".join(lines)
+    return _docs.markdown_table([*columns, "calls/s"], rows, "llrrrrrr")
 
 
 def memory_table(memory: dict[str, float], workers: int) -> str:
     before = memory["before"]
-    lines = [
-        f"| workers' RSS ({workers} worker{'s' if workers > 1 else ''}) | MiB | vs before |",
-        "|---|---:|---:|",
-    ]
-    for moment, mib in memory.items():
-        lines.append(f"| {moment} | {mib:.0f} | {mib / before:.2f}x |")
-    return "\n".join(lines)
+    columns = [f"workers' RSS ({workers} worker{'s' if workers > 1 else ''})", "MiB", "vs before"]
+    rows = [[moment, f"{mib:.0f}", f"{mib / before:.2f}x"] for moment, mib in memory.items()]
+    return _docs.markdown_table(columns, rows, "lrr")
 
 
 def client_factory(url: str, live: LiveGateway, token: str):
