@@ -34,7 +34,9 @@ async def send_refusal(send: Send, refusal: tuple) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def admit(scope: dict, body: bytes) -> tuple[tuple | None, ClientIdentity | None, Envelope]:
+async def admit(
+    scope: dict, body: bytes
+) -> tuple[tuple | None, ClientIdentity | None, Envelope | None]:
     """(refusal, client, JSON-RPC envelope) for a request: Host, Origin, token, body checks."""
     headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
     if not http_errors.host_allowed(headers.get(b"host"), settings.ALLOWED_HOSTS):
