@@ -14,7 +14,8 @@ call; a reply with another text counts as mismatched. Counted: calls, errors (ex
 and error results), mismatched replies, p50/p99 latency, and the workers' resident memory
 before the first era (after one warm-up call), after the last, and after `--idle` seconds
 with every session closed. The tables go to stdout and into docs/reliability.md between
-`<!-- load:start -->` / `<!-- load:end -->` (`--no-docs` skips). Every process started
+`<!-- load:start -->` / `<!-- load:end -->` (`load-K-workers` for K workers; `--no-docs`
+skips). Every process started
 here is stopped before exit.
 """
 
@@ -206,7 +207,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(report)
     if not args.no_docs:
-        _docs.write_section(SECTION, report, docs=RELIABILITY)
+        section = SECTION if args.workers == 1 else f"{SECTION}-{args.workers}-workers"
+        _docs.write_section(section, report, docs=RELIABILITY)
     if any(r.errors or r.mismatched for r in results):
         sys.exit(1)
 
