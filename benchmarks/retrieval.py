@@ -26,7 +26,6 @@ and `<!-- retrieval:end -->`.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import re
@@ -55,7 +54,6 @@ QUESTIONS = Path(__file__).resolve().parent / "retrieval_questions.json"
 THRESHOLD = 16_384
 TOOL = "files__read_text_file"
 DEEP = 10  # hits asked per question; MRR counts a miss below this as 0
-SPLITS = ("dev", "test")
 BASELINE_LINES = 40
 TARGET_RECALL_AT_5 = 0.9
 TARGET_RECALL_AT_1 = 0.65
@@ -94,12 +92,7 @@ class Outcome:
 
     @property
     def split(self) -> str:
-        return split_of(self.id)
-
-
-def split_of(question_id: str) -> str:
-    """`dev` or `test`, fixed by the id alone (about half each)."""
-    return SPLITS[hashlib.sha256(question_id.encode()).digest()[0] % 2]
+        return _docs.split_of(self.id)
 
 
 def load_documents() -> list[Document]:
@@ -252,7 +245,7 @@ def report(indexed: dict[str, Indexed], outcomes: list[Outcome], seconds: float)
         "| baseline MRR |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for split in SPLITS:
+    for split in _docs.SPLITS:
         mine = [o for o in outcomes if o.split == split]
         out += [f"### {split}", "", *header]
         for kind in kinds:
