@@ -1,7 +1,7 @@
 """Retrieval check: does IndexSearch find the line that answers a question about a document
 it has never seen?
 
-Run from the repository root (about a minute):
+Run from the repository root (about ten seconds):
 
     .venv/bin/python benchmarks/retrieval.py [--no-docs] [--dev-misses]
 
