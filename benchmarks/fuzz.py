@@ -347,6 +347,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--no-docs", action="store_true")
     args = parser.parse_args(argv)
+    machine = _docs.machine()  # its load average is the one before the run
     cases = generate(args.cases, args.seed)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "localrouter.settings")
     import django
@@ -362,7 +363,7 @@ def main(argv: list[str] | None = None) -> None:
             stop_gateway(live)
     report = "\n\n".join(
         [
-            f"Machine: {_docs.machine()}. Shared with other work (run under `nice`).",
+            f"Machine: {machine}. Shared with other work (run under `nice`).",
             f"`benchmarks/fuzz.py --cases {args.cases} --seed {args.seed}`: "
             "a 5xx, a hang (no answer in 20 s) or a parser crash would be a failure.",
             table(outcomes),

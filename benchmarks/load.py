@@ -175,6 +175,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--idle", type=float, default=15.0)
     parser.add_argument("--no-docs", action="store_true")
     args = parser.parse_args(argv)
+    machine = _docs.machine()  # its load average is the one before the run
     if args.workers > 1 and not args.redis:
         parser.error("--workers above 1 needs --redis")
     env = {"REDIS_URL": args.redis} if args.redis else {}
@@ -196,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
         results, memory = asyncio.run(measure(live, url, [p.pid for p in processes], args))
     report = "\n\n".join(
         [
-            f"Machine: {_docs.machine()}. Shared with other work (run under `nice`), so "
+            f"Machine: {machine}. Shared with other work (run under `nice`), so "
             "latencies are upper bounds.",
             f"`benchmarks/load.py --sessions {args.sessions} --calls {args.calls} "
             f"--workers {args.workers}`: every era's sessions at once, each making "
