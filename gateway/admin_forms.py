@@ -58,7 +58,8 @@ class UpstreamAdminForm(forms.ModelForm):
         required=False,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
         help_text=f"One NAME=value per line. Stored values show as {MASK}; leave them to keep "
-        "them. ${VAR} placeholders are kept as written.",
+        "them. ${VAR} and ${VAR:-default} are filled in from the gateway's environment (or "
+        ".env) each time the upstream starts.",
     )
     headers_text = forms.CharField(
         label="Headers",
