@@ -11,7 +11,7 @@ if (BASE_DIR / ".env").is_file():
     config.env.read_env(BASE_DIR / ".env", overwrite=False)
 
 try:
-    DATA_DIR = config.data_dir()
+    DATA_DIR = config.data_dir(BASE_DIR)
     SECRET_KEY = config.secret_key(DATA_DIR)
     DATABASES = {"default": config.database_config(DATA_DIR)}
     CHANNEL_LAYERS = config.channel_layers()
