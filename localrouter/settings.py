@@ -31,6 +31,9 @@ try:
     INDEX_MAX_BYTES = int(config.number("LOCALROUTER_INDEX_MAX_MIB", 256, minimum=1) * 2**20)
     # Session reports older than this many days are removed by `manage.py prune_sessions`.
     REPORT_RETENTION_DAYS = int(config.number("LOCALROUTER_REPORT_RETENTION_DAYS", 30, minimum=1))
+    # Behind a reverse proxy that ends TLS: trust its X-Forwarded-Proto, so that requests
+    # count as https (CSRF origin checks, Connect snippets) and cookies are sent over TLS only.
+    BEHIND_TLS_PROXY = config.boolean("LOCALROUTER_BEHIND_TLS_PROXY", default=False)
 except config.ConfigError as error:
     config.fail(error)
 
@@ -110,6 +113,10 @@ LOGGING = {
         "indexing": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
+
+if BEHIND_TLS_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
 
 # Messages stay server-side: a newly issued token is shown once and never sits in a cookie.
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
