@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 from clients.context_settings import SETTINGS, resolve_settings
 from clients.models import Client, GlobalSettings
 from clients.services import assign_new_token, client_regenerate_token
+from localrouter.admin_fields import ReadableFieldsMixin
 
 OVERRIDE_FIELDS = [spec.name for spec in SETTINGS]
 
@@ -42,7 +43,7 @@ def announce_token(request: HttpRequest, client: Client, token: str, verb: str) 
 
 
 @admin.register(Client)
-class ClientAdmin(admin.ModelAdmin):
+class ClientAdmin(ReadableFieldsMixin, admin.ModelAdmin):
     list_display = [
         "name",
         "masked_token",
@@ -112,7 +113,7 @@ class ClientAdmin(admin.ModelAdmin):
 
 
 @admin.register(GlobalSettings)
-class GlobalSettingsAdmin(admin.ModelAdmin):
+class GlobalSettingsAdmin(ReadableFieldsMixin, admin.ModelAdmin):
     fieldsets = [
         (
             "Team-wide context management overrides",

@@ -6,6 +6,7 @@ import re
 
 from django import forms
 
+from gateway.admin_widgets import StringListField, StringListWidget
 from gateway.models import Upstream
 
 MASK = "••••••••"
@@ -53,6 +54,12 @@ def parse_lines(text: str, stored: dict[str, str], *, separator: str) -> dict[st
 class UpstreamAdminForm(forms.ModelForm):
     """Edits env and headers as text lines without revealing stored values."""
 
+    args = StringListField(
+        label="Arguments",
+        required=False,
+        widget=StringListWidget(add_label="Add argument"),
+        help_text="One argument per box, passed as is (no shell quoting); empty boxes are dropped.",
+    )
     env_text = forms.CharField(
         label="Environment",
         required=False,
