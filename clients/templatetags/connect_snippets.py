@@ -17,14 +17,14 @@ def stdio_argv() -> list[str]:
 
 
 @register.simple_tag
-def stdio_command_line() -> str:
+def stdio_command_line(token: str | None = None) -> str:
     """`/…/python /…/manage.py mcp_stdio --token <your token>`, quoted for a shell."""
-    return shlex.join(stdio_argv()) + f" --token {TOKEN_HOLE}"
+    return shlex.join(stdio_argv()) + f" --token {token or TOKEN_HOLE}"
 
 
 @register.simple_tag
-def stdio_mcp_servers_json() -> str:
+def stdio_mcp_servers_json(token: str | None = None) -> str:
     """The `mcpServers` entry Claude Desktop (which has no working-directory setting) needs."""
     python, *args = stdio_argv()
-    entry = {"command": python, "args": args, "env": {"LOCALROUTER_TOKEN": TOKEN_HOLE}}
+    entry = {"command": python, "args": args, "env": {"LOCALROUTER_TOKEN": token or TOKEN_HOLE}}
     return json.dumps({"mcpServers": {"localrouter": entry}}, indent=2)
