@@ -6,13 +6,13 @@ from django.core.management.base import BaseCommand
 
 from gateway.directory import spec_for
 from gateway.models import Upstream
-from gateway.upstreams.spec import display_url
 from localrouter.text_table import format_table
+from localrouter.url_masking import mask_url
 
 
 def target(upstream: Upstream) -> str:
     """What the upstream runs or reaches, without arguments' or URLs' secrets."""
-    return upstream.command if upstream.transport == "stdio" else display_url(upstream.url)
+    return upstream.command if upstream.transport == "stdio" else mask_url(upstream.url)
 
 
 class Command(BaseCommand):
