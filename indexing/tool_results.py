@@ -70,7 +70,13 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
         title="Read indexed content",
         description=(
             "Read the numbered lines of an indexed response by its label. Returns up to 200 "
-            "lines (at most ~64 KB) and says how to continue."
+            "lines (at most ~64 KB) and says how to continue. Lines are exactly as the tool "
+            "sent them, split at \\n only: joining every line (and the N-M parts of a long "
+            "line, as they are) with \\n gives its text back, with a final \\n when the "
+            "read ends with '[the text ends with a newline]'; \\r characters stay in the "
+            "lines' text, and a note in brackets says so. Only a response of minified JSON "
+            "(one line holding 90% of it and longer than 2,000 characters) is served "
+            "pretty-printed, as its notice says; raw=true reads it as sent."
         ),
         input_schema={
             "type": "object",
@@ -85,6 +91,12 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
                     "minimum": 1,
                     "default": DEFAULT_READ_LINES,
                     "description": f"Number of lines (default {DEFAULT_READ_LINES}).",
+                },
+                "raw": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Read the text exactly as sent where it is served "
+                    "pretty-printed (minified JSON); the same lines otherwise.",
                 },
             },
             "required": ["label"],
@@ -123,7 +135,12 @@ async def run_index_tool(
             )
         else:
             text = await asyncio.to_thread(
-                format_read, store, args.get("label"), args.get("offset"), args.get("limit")
+                format_read,
+                store,
+                args.get("label"),
+                args.get("offset"),
+                args.get("limit"),
+                args.get("raw"),
             )
             labels = [args["label"]]
     except IndexToolError as error:
