@@ -18,9 +18,7 @@ def sanitize(text: str, *, keep_crlf: bool = False) -> str:
     large clean text is not copied where line ends do not matter (JSON is parsed and
     written anew). Documents served by line are made by `encode_document` instead.
     """
-    # isascii is O(1) on CPython; only non-ASCII text can hold surrogates.
-    if not text.isascii() and not _encodes(text):
-        text = _LONE_SURROGATE.sub("\ufffd", text)
+    text = without_lone_surrogates(text)
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     if "\r" in text:
@@ -28,6 +26,14 @@ def sanitize(text: str, *, keep_crlf: bool = False) -> str:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         elif text.count("\r") != text.count("\r\n"):
             text = _LONE_CARRIAGE_RETURN.sub("\n", text)
+    return text
+
+
+def without_lone_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (which has no UTF-8 form) replaced by U+FFFD."""
+    # isascii is O(1) on CPython; only non-ASCII text can hold surrogates.
+    if not text.isascii() and not _encodes(text):
+        return _LONE_SURROGATE.sub("\ufffd", text)
     return text
 
 

@@ -70,13 +70,9 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
         title="Read indexed content",
         description=(
             "Read the numbered lines of an indexed response by its label. Returns up to 200 "
-            "lines (at most ~64 KB) and says how to continue. Lines are exactly as the tool "
-            "sent them, split at \\n only: joining every line (and the N-M parts of a long "
-            "line, as they are) with \\n gives its text back, with a final \\n when the "
-            "read ends with '[the text ends with a newline]'; \\r characters stay in the "
-            "lines' text, and a note in brackets says so. Only a response of minified JSON "
-            "(one line holding 90% of it and longer than 2,000 characters) is served "
-            "pretty-printed, as its notice says; raw=true reads it as sent."
+            "lines (at most ~64 KB) and says how to continue. Lines are the text as sent, "
+            "split at \\n only (a \\r stays in its line); the N-M parts of a long line join "
+            "as they are. Minified JSON is served pretty-printed; raw=true reads it as sent."
         ),
         input_schema={
             "type": "object",
@@ -95,8 +91,8 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
                 "raw": {
                     "type": "boolean",
                     "default": False,
-                    "description": "Read the text exactly as sent where it is served "
-                    "pretty-printed (minified JSON); the same lines otherwise.",
+                    "description": "Read as sent a response served pretty-printed (minified "
+                    "JSON: one line over 2,000 characters holding 90% of the text).",
                 },
             },
             "required": ["label"],

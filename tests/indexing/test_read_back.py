@@ -108,7 +108,8 @@ def test_a_final_newline_is_said_after_the_last_line_and_its_absence_by_nothing(
     store.add("without:1", "one\ntwo", tool="t")
     assert format_read(store, "with:1") == f"1: one\n2: two\n{FINAL_NEWLINE_NOTE}"
     assert format_read(store, "without:1") == "1: one\n2: two"
-    assert format_read(store, "with:1", "1", 1) == '1: one\n[1 more line — continue with offset="2"]'
+    footer = '[1 more line — continue with offset="2"]'
+    assert format_read(store, "with:1", "1", 1) == f"1: one\n{footer}"
 
 
 def test_tabs_nul_and_control_characters_come_back() -> None:
