@@ -62,8 +62,9 @@ def any_text(draw: st.DrawFn) -> str:
         value = draw(
             st.recursive(
                 st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | words,
-                lambda inner: st.lists(inner, max_size=6)
-                | st.dictionaries(words, inner, max_size=6),
+                lambda inner: (
+                    st.lists(inner, max_size=6) | st.dictionaries(words, inner, max_size=6)
+                ),
                 max_leaves=40,
             )
         )
