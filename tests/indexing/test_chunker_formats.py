@@ -523,9 +523,13 @@ def test_headings_inside_a_fence_are_never_headings(inside: list[str]) -> None:
     ]
 
 
-def test_crlf_markdown_is_chunked_like_the_same_text_with_lf() -> None:
-    crlf = chunk_document(MARKDOWN.replace("\n", "\r\n"))
-    lf = chunk_document(MARKDOWN)
+@pytest.mark.parametrize(
+    "markdown", [MARKDOWN, "Title\n=====\n\ntext\n\nSub\n---\nmore\n\n#\n\n## Last ##\n"]
+)
+def test_crlf_markdown_is_chunked_like_the_same_text_with_lf(markdown: str) -> None:
+    crlf = chunk_document(markdown.replace("\n", "\r\n"))
+    lf = chunk_document(markdown)
+    assert crlf.format is lf.format is DocumentFormat.MARKDOWN
     assert crlf.chunks == lf.chunks
     assert crlf.outline == lf.outline
 
