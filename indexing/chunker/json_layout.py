@@ -131,15 +131,16 @@ def _structural_positions(text: bytes | bytearray) -> np.ndarray:
     """Where `{`, `}`, `[`, `]` and `,` are in UTF-8 JSON `text`, outside strings."""
     found = []
     in_string = 0  # 1 while the blocks so far end inside a string
+    data = np.frombuffer(text, np.uint8) if text else np.zeros(0, np.uint8)
     for offset in range(0, len(text), BLOCK_BYTES):
-        block = np.frombuffer(text, np.uint8, min(BLOCK_BYTES, len(text) - offset), offset)
+        block = data[offset : offset + BLOCK_BYTES]
         quotes = np.flatnonzero(block == _QUOTE)
         # A quote after a backslash may be escaped (a block's first quote may follow one in
         # the block before).
         maybe_escaped = quotes[(block[quotes - 1] == _BACKSLASH) | (quotes == 0)]
-        escaped = [q for q in maybe_escaped.tolist() if _escaped(text, offset + q)]
-        if escaped:
-            quotes = np.setdiff1d(quotes, escaped, assume_unique=True)
+        if len(maybe_escaped):
+            escaped = _escaped(data, maybe_escaped + offset)
+            quotes = quotes[~np.isin(quotes, maybe_escaped[escaped])]
         structural = np.flatnonzero(_STRUCTURAL[block])
         outside = (np.searchsorted(quotes, structural) + in_string) % 2 == 0
         found.append(structural[outside] + offset)
@@ -147,9 +148,16 @@ def _structural_positions(text: bytes | bytearray) -> np.ndarray:
     return np.concatenate(found) if found else np.zeros(0, np.int64)
 
 
-def _escaped(text: bytes | bytearray, position: int) -> bool:
-    """Whether the character at `position` follows an odd run of backslashes."""
-    run = 0
-    while position - run > 0 and text[position - run - 1] == _BACKSLASH:
-        run += 1
-    return run % 2 == 1
+def _escaped(data: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Whether each character at `positions` follows an odd run of backslashes: one numpy
+    step per backslash of the longest run."""
+    runs = np.zeros(len(positions), np.int64)
+    going = np.ones(len(positions), dtype=bool)
+    back = 1
+    while going.any():
+        before = positions - back
+        going &= before >= 0
+        going[going] = data[before[going]] == _BACKSLASH
+        runs += going
+        back += 1
+    return runs % 2 == 1
