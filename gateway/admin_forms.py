@@ -74,10 +74,13 @@ class UpstreamAdminForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["env_text"].initial = masked_lines(self.instance.env or {}, separator="=")
-        self.fields["headers_text"].initial = masked_lines(
-            self.instance.headers or {}, separator=": "
-        )
+        # Either may be left out of the form (read-only for staff who are not superusers).
+        if "env_text" in self.fields:
+            self.fields["env_text"].initial = masked_lines(self.instance.env or {}, separator="=")
+        if "headers_text" in self.fields:
+            self.fields["headers_text"].initial = masked_lines(
+                self.instance.headers or {}, separator=": "
+            )
 
     def clean_env_text(self) -> dict[str, str]:
         return parse_lines(self.cleaned_data["env_text"], self.instance.env or {}, separator="=")

@@ -100,10 +100,21 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    # Every URL in a log line is masked (userinfo, secret query values): defence in depth.
+    "filters": {"mask_urls": {"()": "localrouter.url_masking.MaskUrlsFilter"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["mask_urls"],
+        },
     },
+    # Libraries' records reach this handler too; daphne keeps its INFO lines.
+    "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
+        "daphne": {"level": "INFO"},
+        # They log each request's full URL at INFO; the SDK uses the httpx2/httpcore2 forks.
+        **{name: {"level": "WARNING"} for name in ("httpx", "httpcore", "httpx2", "httpcore2")},
         "localrouter": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "gateway": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "clients": {"handlers": ["console"], "level": "INFO", "propagate": False},
@@ -111,5 +122,6 @@ LOGGING = {
     },
 }
 
-# Messages stay server-side: a newly issued token is shown once and never sits in a cookie.
+# Messages stay server-side, never in a cookie. A new client token is no message: it is
+# rendered straight into the response that issued it and kept nowhere (clients/admin_token.py).
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
