@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 from gateway import jsonc
 from gateway.placeholders import convert
 
+from gateway.envelope import MAX_NESTING, nested_too_deep
+
 TRANSPORT_BY_TYPE = {
     "stdio": "stdio",
     "http": "http",
@@ -75,6 +77,8 @@ def parse_config(
     Raises:
         ConfigFileError: malformed JSON or an unknown shape, naming the place.
     """
+    if nested_too_deep(text.encode("utf-8", "surrogatepass")):
+        raise ConfigFileError(f"{source}: nested deeper than {MAX_NESTING} levels")
     try:
         document = jsonc.loads(text)
     except json.JSONDecodeError as error:

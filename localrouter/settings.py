@@ -24,6 +24,8 @@ try:
         ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
     )
     MCP_SESSION_IDLE_TIMEOUT = config.number("LOCALROUTER_SESSION_IDLE_TIMEOUT", 30 * 60, minimum=1)
+    # On SIGTERM, requests already running get this long to finish; new ones get 503.
+    MCP_SHUTDOWN_GRACE_SECONDS = config.number("LOCALROUTER_SHUTDOWN_GRACE_SECONDS", 10, minimum=0)
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)
     )
