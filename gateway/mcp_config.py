@@ -20,9 +20,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gateway import jsonc
-from gateway.placeholders import convert
-
 from gateway.envelope import MAX_NESTING, nested_too_deep
+from gateway.placeholders import convert
 
 TRANSPORT_BY_TYPE = {
     "stdio": "stdio",
