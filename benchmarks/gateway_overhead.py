@@ -499,17 +499,28 @@ def fmt(value: float | None, digits: int = 2) -> str:
 
 
 def table(rows: list[Row]) -> str:
-    lines = [
-        "| Path | median ms | p99 ms | mean ms | calls/s (concurrent) "
-        "| server CPU ms/call | note |",
-        "|---|---:|---:|---:|---:|---:|---|",
+    columns = [
+        "Path",
+        "median ms",
+        "p99 ms",
+        "mean ms",
+        "calls/s (concurrent)",
+        "server CPU ms/call",
+        "note",
     ]
-    for r in rows:
-        lines.append(
-            f"| {r.name} | {fmt(r.median_ms)} | {fmt(r.p99_ms)} | {fmt(r.mean_ms)} "
-            f"| {fmt(r.calls_per_s, 0)} | {fmt(r.cpu_ms)} | {r.note} |"
-        )
-    return "\n".join(lines)
+    cells = [
+        [
+            r.name,
+            fmt(r.median_ms),
+            fmt(r.p99_ms),
+            fmt(r.mean_ms),
+            fmt(r.calls_per_s, 0),
+            fmt(r.cpu_ms),
+            r.note,
+        ]
+        for r in rows
+    ]
+    return _docs.markdown_table(columns, cells, "lrrrrrl")
 
 
 def summary(rows: list[Row]) -> list[str]:
