@@ -70,6 +70,19 @@ def parse_offset(value: object) -> tuple[int, int]:
     return line, part
 
 
+def parse_flag(value: object, name: str) -> bool:
+    """Return a yes/no argument: `true`/`false` (or `"true"`/`"false"`); False when absent.
+
+    Raises:
+        IndexToolError: anything else.
+    """
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise IndexToolError(f"{name} must be true or false, got {_shown(value)}")
+
+
 def parse_queries(value: object) -> list[str]:
     """Return the list of query strings.
 
