@@ -20,8 +20,9 @@ from indexing.chunker.document import Chunk, OutlineEntry
 from indexing.chunker.lines import Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, make_chunk, split_windows
 
-SCAN_BYTES = 1 << 20
-"""The text is scanned a block of this many bytes at a time (bounding numpy's buffers)."""
+SCAN_BYTES = 1 << 16
+"""The text is scanned a block of this many bytes at a time: numpy's buffers for one block
+take several times its size."""
 _CASE_BIT = ord("{") - ord("[")
 """`{` and `}` are `[` and `]` with this bit set (and no other byte is)."""
 _QUOTE, _BACKSLASH = ord('"'), ord("\\")
