@@ -56,6 +56,13 @@ def write_section(name: str, text: str, docs: Path = DOCS) -> None:
     docs.write_text(updated, encoding="utf-8")
 
 
+def markdown_table(columns: list[str], rows: list[list[str]], align: str) -> str:
+    """A markdown table; `align` has one letter per column, `l` (left) or `r` (right)."""
+    rule = ["---:" if side == "r" else "---" for side in align]
+    lines = [columns, rule, *rows]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
+
+
 def machine() -> str:
     """One line naming this machine: date, CPUs, Python and SQLite versions."""
     cpu = ""

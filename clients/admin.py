@@ -13,6 +13,7 @@ from clients.admin_token import token_page
 from clients.context_settings import SETTINGS, resolve_settings
 from clients.models import Client, GlobalSettings
 from clients.services import assign_new_token, client_regenerate_token
+from localrouter.admin_fields import ReadableFieldsMixin
 
 OVERRIDE_FIELDS = [spec.name for spec in SETTINGS]
 
@@ -29,7 +30,7 @@ def effective_settings_table(client: Client | None) -> str:
 
 
 @admin.register(Client)
-class ClientAdmin(admin.ModelAdmin):
+class ClientAdmin(ReadableFieldsMixin, admin.ModelAdmin):
     list_display = [
         "name",
         "masked_token",
@@ -102,7 +103,7 @@ class ClientAdmin(admin.ModelAdmin):
 
 
 @admin.register(GlobalSettings)
-class GlobalSettingsAdmin(admin.ModelAdmin):
+class GlobalSettingsAdmin(ReadableFieldsMixin, admin.ModelAdmin):
     fieldsets = [
         (
             "Team-wide context management overrides",

@@ -6,6 +6,7 @@ import re
 
 from django import forms
 
+from gateway.admin_widgets import StringListField, StringListWidget
 from gateway.models import Upstream
 
 MASK = "••••••••"
@@ -53,12 +54,19 @@ def parse_lines(text: str, stored: dict[str, str], *, separator: str) -> dict[st
 class UpstreamAdminForm(forms.ModelForm):
     """Edits env and headers as text lines without revealing stored values."""
 
+    args = StringListField(
+        label="Arguments",
+        required=False,
+        widget=StringListWidget(add_label="Add argument"),
+        help_text="One argument per box, passed as is (no shell quoting); empty boxes are dropped.",
+    )
     env_text = forms.CharField(
         label="Environment",
         required=False,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
         help_text=f"One NAME=value per line. Stored values show as {MASK}; leave them to keep "
-        "them. ${VAR} placeholders are kept as written.",
+        "them. ${VAR} and ${VAR:-default} are filled in from the gateway's environment (or "
+        ".env) each time the upstream starts.",
     )
     headers_text = forms.CharField(
         label="Headers",

@@ -56,9 +56,9 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
                 "limit": {
                     "type": "integer",
                     "minimum": 1,
-                    "maximum": MAX_HITS,
                     "default": DEFAULT_HITS,
-                    "description": f"Hits per query (default {DEFAULT_HITS}, at most {MAX_HITS}).",
+                    "description": f"Hits per query (default {DEFAULT_HITS}); more than "
+                    f"{MAX_HITS} counts as {MAX_HITS}.",
                 },
             },
             "required": ["queries"],

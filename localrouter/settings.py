@@ -11,7 +11,7 @@ if (BASE_DIR / ".env").is_file():
     config.env.read_env(BASE_DIR / ".env", overwrite=False)
 
 try:
-    DATA_DIR = config.data_dir()
+    DATA_DIR = config.data_dir(BASE_DIR)
     SECRET_KEY = config.secret_key(DATA_DIR)
     DATABASES = {"default": config.database_config(DATA_DIR)}
     CHANNEL_LAYERS = config.channel_layers()
@@ -24,6 +24,8 @@ try:
         ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
     )
     MCP_SESSION_IDLE_TIMEOUT = config.number("LOCALROUTER_SESSION_IDLE_TIMEOUT", 30 * 60, minimum=1)
+    # On SIGTERM, requests already running get this long to finish; new ones get 503.
+    MCP_SHUTDOWN_GRACE_SECONDS = config.number("LOCALROUTER_SHUTDOWN_GRACE_SECONDS", 10, minimum=0)
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)
     )
@@ -31,6 +33,9 @@ try:
     INDEX_MAX_BYTES = int(config.number("LOCALROUTER_INDEX_MAX_MIB", 256, minimum=1) * 2**20)
     # Session reports older than this many days are removed by `manage.py prune_sessions`.
     REPORT_RETENTION_DAYS = int(config.number("LOCALROUTER_REPORT_RETENTION_DAYS", 30, minimum=1))
+    # Behind a reverse proxy that ends TLS: trust its X-Forwarded-Proto, so that requests
+    # count as https (CSRF origin checks, Connect snippets) and cookies are sent over TLS only.
+    BEHIND_TLS_PROXY = config.boolean("LOCALROUTER_BEHIND_TLS_PROXY", default=False)
 except config.ConfigError as error:
     config.fail(error)
 
@@ -121,6 +126,10 @@ LOGGING = {
         "indexing": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
+
+if BEHIND_TLS_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
 
 # Messages stay server-side, never in a cookie. A new client token is no message: it is
 # rendered straight into the response that issued it and kept nowhere (clients/admin_token.py).

@@ -28,6 +28,8 @@ class UpstreamSpec:
     headers: dict[str, str] = field(default_factory=dict, hash=False)
     timeout: float = 60.0
     start_timeout: float | None = None
+    unset: tuple[str, ...] = ()
+    """Placeholder variables the gateway's environment lacks: starting fails naming them."""
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -42,6 +44,7 @@ class UpstreamSpec:
             raise ValueError(f"upstream {self.name!r}: timeout must be positive")
         # Callers may hand in lists; a frozen spec keeps a tuple.
         object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(self, "unset", tuple(self.unset))
 
     @property
     def start_limit(self) -> float:

@@ -125,7 +125,7 @@ def test_upstream_secrets_are_masked_and_kept_when_saved_unchanged(staff):
         "timeout_seconds": "30",
         "notes": "",
         "command": "docker",
-        "args": '["run"]',
+        "args": ["run", "", "-i"],
         "cwd": "",
         "url": "",
         "env_text": f"GITHUB_TOKEN={MASK}\nORG=${{ORG}}\nNEW=value",
@@ -136,6 +136,7 @@ def test_upstream_secrets_are_masked_and_kept_when_saved_unchanged(staff):
     upstream.refresh_from_db()
     assert upstream.env == {"GITHUB_TOKEN": "ghp_supersecret", "ORG": "${ORG}", "NEW": "value"}
     assert upstream.timeout_seconds == 30
+    assert upstream.args == ["run", "-i"]
 
 
 @pytest.mark.parametrize(
@@ -157,7 +158,7 @@ def test_upstream_form_rejects_bad_values_and_saves_nothing(staff, changes, fiel
         "timeout_seconds": "60",
         "notes": "",
         "command": "python",
-        "args": "[]",
+        "args": [],
         "cwd": "",
         "url": "",
         "env_text": "",
