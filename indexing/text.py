@@ -40,7 +40,7 @@ def without_lone_surrogates(text: str) -> str:
 class EncodedDocument(NamedTuple):
     """A document's UTF-8 text as `encode_document` makes it, and the size of the original."""
 
-    data: bytearray
+    data: bytes | bytearray
     source_bytes: int
     """`utf8_size` of the text as given (the same as `len(data)`: a lone surrogate and the
     U+FFFD replacing it both take 3 bytes)."""
@@ -51,9 +51,13 @@ def encode_document(text: str) -> EncodedDocument:
     and every other control character are kept (IndexRead gives them back).
 
     Only a lone surrogate, which has no UTF-8 form (JSON can carry `"\\ud800"`), becomes
-    U+FFFD. Done a block at a time, into one buffer: the text is never copied whole as a
-    `str` (which can take 4 bytes a character) and never held twice.
+    U+FFFD. ASCII text is encoded at once (one buffer of its exact size); any other a block
+    at a time, into one buffer: the text is never copied whole as a `str` (which can take 4
+    bytes a character).
     """
+    if text.isascii():  # O(1) in CPython
+        data = text.encode()
+        return EncodedDocument(data, len(data))
     data = bytearray()
     for start in range(0, len(text), UTF8_BLOCK_CHARS):
         block = text[start : start + UTF8_BLOCK_CHARS]

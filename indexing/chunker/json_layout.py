@@ -17,15 +17,20 @@ from collections.abc import Iterator
 import numpy as np
 
 from indexing.chunker.document import Chunk, OutlineEntry
-from indexing.chunker.lines import BLOCK_BYTES, Lines
+from indexing.chunker.lines import Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, make_chunk, split_windows
 
-_STRUCTURAL = np.zeros(256, dtype=bool)
-_STRUCTURAL[list(b"{}[],")] = True
+SCAN_BYTES = 1 << 16
+"""The text is scanned a block of this many bytes at a time: numpy's buffers for one block
+take several times its size."""
+_CASE_BIT = ord("{") - ord("[")
+"""`{` and `}` are `[` and `]` with this bit set (and no other byte is)."""
 _QUOTE, _BACKSLASH = ord('"'), ord("\\")
 _OPENERS, _CLOSERS, _COMMA = b"{[", b"}]", ord(",")
 _WHITESPACE = re.compile(rb"[ \t\n\r]*")
 _JSON_WHITESPACE = frozenset(b" \t\n\r")
+_IS_SPACE = np.zeros(256, dtype=bool)
+_IS_SPACE[list(_JSON_WHITESPACE)] = True
 MAX_SPAN_BYTES = 2 * MAX_CHUNK_CHARS
 """A chunk mapped onto the text as sent keeps its lines up to this size (an indentation
 wider than the pretty text's two spaces makes them larger); beyond, or holding a line too
@@ -62,9 +67,18 @@ class JsonLayout:
         opens = (chars == _OPENERS[0]) | (chars == _OPENERS[1])
         closes = (chars == _CLOSERS[0]) | (chars == _CLOSERS[1])
         breaking = np.ones(len(positions), dtype=bool)
-        for index in np.flatnonzero(opens[:-1] & closes[1:]).tolist():
-            if not bytes(sent.text[positions[index] + 1 : positions[index + 1]]).strip():
-                breaking[index] = breaking[index + 1] = False  # `{}`, `[ ]`: no line break
+        # An opener right before a closer: an empty container (`{}`, `[ ]`, no line break)
+        # unless a string or scalar stands between them (`["a"]`).
+        pairs = np.flatnonzero(opens[:-1] & closes[1:])
+        adjacent = positions[pairs + 1] == positions[pairs] + 1
+        spaced = pairs[~adjacent & _IS_SPACE[data[positions[pairs] + 1]]]
+        empty = pairs[adjacent].tolist() + [
+            index
+            for index in spaced.tolist()
+            if not bytes(sent.text[positions[index] + 1 : positions[index + 1]]).strip()
+        ]
+        breaking[empty] = False
+        breaking[np.asarray(empty, dtype=np.int64) + 1] = False
         self.after = (opens | (chars == _COMMA))[breaking]
         """Whether each break follows its character (else it precedes a closer)."""
         self.breaks = positions[breaking]
@@ -132,8 +146,8 @@ def _structural_positions(text: bytes | bytearray) -> np.ndarray:
     found = []
     in_string = 0  # 1 while the blocks so far end inside a string
     data = np.frombuffer(text, np.uint8) if text else np.zeros(0, np.uint8)
-    for offset in range(0, len(text), BLOCK_BYTES):
-        block = data[offset : offset + BLOCK_BYTES]
+    for offset in range(0, len(text), SCAN_BYTES):
+        block = data[offset : offset + SCAN_BYTES]
         quotes = np.flatnonzero(block == _QUOTE)
         # A quote after a backslash may be escaped (a block's first quote may follow one in
         # the block before).
@@ -141,7 +155,10 @@ def _structural_positions(text: bytes | bytearray) -> np.ndarray:
         if len(maybe_escaped):
             escaped = _escaped(data, maybe_escaped + offset)
             quotes = quotes[~np.isin(quotes, maybe_escaped[escaped])]
-        structural = np.flatnonzero(_STRUCTURAL[block])
+        folded = block & ~np.uint8(_CASE_BIT)  # `{` as `[`, `}` as `]`: two tests, not four
+        structural = np.flatnonzero(
+            (folded == _OPENERS[1]) | (folded == _CLOSERS[1]) | (block == _COMMA)
+        )
         outside = (np.searchsorted(quotes, structural) + in_string) % 2 == 0
         found.append(structural[outside] + offset)
         in_string = (in_string + len(quotes)) % 2

@@ -495,10 +495,12 @@ def is_minified(sent: Lines) -> bool:
         return False
     sizes = np.diff(sent.starts_view())
     longest = int(sizes.argmax())
-    return (
-        int(sizes[longest]) >= PRETTY_MIN_SHARE * len(sent.text)
-        and sent.length(longest) > PRETTY_MIN_LINE_CHARS
-    )
+    size = int(sizes[longest])
+    if size < PRETTY_MIN_SHARE * len(sent.text) or size <= PRETTY_MIN_LINE_CHARS:
+        return False
+    # Counted only when it is in doubt: decoding a long line beyond ASCII whole costs up
+    # to 4 bytes a character.
+    return size > 4 * PRETTY_MIN_LINE_CHARS or sent.length(longest) > PRETTY_MIN_LINE_CHARS
 
 
 def chunk_json(text: str, sent: Lines, *, whole: bool = False) -> JsonDocument | None:

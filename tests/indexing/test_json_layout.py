@@ -39,7 +39,7 @@ def test_structural_characters_are_found_outside_strings_whatever_the_blocks(
 ) -> None:
     text = json.dumps([value], indent=indent, ensure_ascii=False).encode()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(json_layout, "BLOCK_BYTES", block)
+        patch.setattr(json_layout, "SCAN_BYTES", block)
         found = json_layout._structural_positions(text).tolist()
     assert found == structural_outside_strings(text)
 
