@@ -17,7 +17,7 @@ import anyio
 import mcp_types as types
 from mcp_types import METHOD_NOT_FOUND
 
-from gateway.tool_quirks import usable_tools
+from gateway.tool_quirks import first_of_each_name
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
 
 logger = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ async def read_listing(connection: UpstreamConnection) -> UpstreamListing:
             method = LIST_METHODS[kind]
             listing.failed[method] = error.message
             logger.warning("upstream %r: %s failed: %s", spec.name, method, error.message)
-    listing.tools = usable_tools(spec.name, listing.tools)
+    listing.tools = first_of_each_name(spec.name, listing.tools)
     return listing
 
 

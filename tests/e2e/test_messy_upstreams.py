@@ -12,7 +12,7 @@ def messy(tmp_path_factory):
     upstreams = [
         stdio_upstream("notemplates", "messy_server.py", "--no-templates"),
         stdio_upstream("noprompts", "messy_server.py", "--prompts-error"),
-        stdio_upstream("quirky", "messy_server.py", "--quirks"),
+        stdio_upstream("quirky", "raw_quirks_server.py"),
     ]
     clients = [{"name": "alice", "set": {"indexing_enabled": False}}]
     gateway = start_gateway(tmp_path_factory.mktemp("messy"), upstreams, clients)
