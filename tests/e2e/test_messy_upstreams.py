@@ -1,8 +1,10 @@
 """Messy real-world upstream behaviour through daphne: each list on its own, quirks absorbed."""
 
+import re
+
 import pytest
 
-from tests.e2e.live import start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.live import ToolsChanged, start_gateway, stdio_upstream, stop_gateway
 
 pytestmark = pytest.mark.anyio
 
@@ -44,5 +46,37 @@ async def test_a_failed_prompt_list_is_reported_for_that_list_only(messy):
             "Incomplete: upstream 'noprompts': prompts/list failed: the prompt store is offline."
             in client.instructions
         )
-        assert "Upstream servers: noprompts, notemplates" in client.instructions
+        assert "Upstream servers: noprompts, notemplates, quirky." in client.instructions
     assert "upstream 'noprompts': prompts/list failed: the prompt store is offline" in messy.log()
+
+
+async def test_a_quirky_servers_tools_all_come_through_usable(messy):
+    async with messy.client() as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools if "quirky" in t.name}
+        exposed = sorted(tools)
+        # Seven entries over four pages (the banner skipped, roots answered), one duplicate.
+        assert len(exposed) == 6
+        assert {"quirky__echo", "quirky__untyped", "quirky__roots", "quirky__grow"} <= set(tools)
+        assert tools["quirky__echo"].description == "Echo the text back."
+        assert tools["quirky__untyped"].input_schema == {"type": "object", "properties": {}}
+        odd = [name for name in exposed if name.startswith(("quirky__say", "quirky__a_tool"))]
+        assert len(odd) == 2
+        for name in exposed:
+            assert len(name) <= 64 and re.fullmatch(r"[A-Za-z0-9_.-]+", name)
+        said = next(name for name in odd if name.startswith("quirky__say"))
+        result = await client.call_tool(said, {"text": "hi"})
+        assert result.content[0].text == 'say hello: {"text": "hi"}'
+        roots = await client.call_tool("quirky__roots", {})
+        assert roots.content[0].text == "[]"
+    assert "lists these tool names more than once; the first of each is kept: echo" in messy.log()
+
+
+async def test_an_undeclared_list_changed_notice_is_honoured(messy):
+    changed = ToolsChanged()
+    async with messy.client(message_handler=changed) as client:
+        before = {tool.name for tool in (await client.list_tools()).tools}
+        assert not any(name.startswith("quirky__grown") for name in before)
+        await client.call_tool("quirky__grow", {})
+        await changed.wait()
+        after = {tool.name for tool in (await client.list_tools()).tools}
+        assert {name for name in after - before if name.startswith("quirky__grown")}
