@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
@@ -104,8 +105,13 @@ async def read_listing(connection: UpstreamConnection) -> UpstreamListing:
 class Listings:
     """Per-upstream listings for this worker, read on first need and after changes."""
 
-    def __init__(self, pool: UpstreamPool) -> None:
+    def __init__(
+        self,
+        pool: UpstreamPool,
+        on_read: Callable[[UpstreamListing], Awaitable[None]] | None = None,
+    ) -> None:
         self.pool = pool
+        self.on_read = on_read
         self._listings: dict[str, UpstreamListing] = {}
         self._locks: dict[str, anyio.Lock] = {}
         self.version = 0
@@ -128,7 +134,7 @@ class Listings:
             connection = await self.pool.get(spec)
             listing = self._listings.get(spec.name)
             if listing is None or listing.stale or listing.spec != spec:
-                listing = await read_listing(connection)
+                listing = await self._read(connection)
                 self._listings[spec.name] = listing
                 self.version += 1
             return listing
@@ -140,7 +146,13 @@ class Listings:
             return None
         lock = self._locks.setdefault(name, anyio.Lock())
         async with lock:
-            fresh = await read_listing(await self.pool.get(listing.spec))
+            fresh = await self._read(await self.pool.get(listing.spec))
             self._listings[name] = fresh
             self.version += 1
             return fresh
+
+    async def _read(self, connection: UpstreamConnection) -> UpstreamListing:
+        listing = await read_listing(connection)
+        if self.on_read is not None:
+            await self.on_read(listing)
+        return listing

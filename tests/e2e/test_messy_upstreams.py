@@ -1,5 +1,6 @@
 """Messy real-world upstream behaviour through daphne: each list on its own, quirks absorbed."""
 
+import json
 import re
 
 import pytest
@@ -80,3 +81,19 @@ async def test_an_undeclared_list_changed_notice_is_honoured(messy):
         await changed.wait()
         after = {tool.name for tool in (await client.list_tools()).tools}
         assert {name for name in after - before if name.startswith("quirky__grown")}
+
+
+async def test_a_sessions_listing_is_stored_for_the_admin_page(messy):
+    async with messy.client() as client:
+        await client.list_tools()
+    script = (
+        "import json; from gateway.models import Upstream; "
+        "print(json.dumps({u.name: u.last_listing for u in Upstream.objects.all()}))"
+    )
+    shown = messy.manage("shell", "--no-imports", "-c", script)
+    stored = json.loads(shown.stdout.strip().splitlines()[-1])
+    assert stored["noprompts"]["via"] == "session"
+    assert stored["noprompts"]["failed"] == {"prompts/list": "the prompt store is offline"}
+    assert (stored["notemplates"]["tools"], stored["notemplates"]["resources"]) == (1, 1)
+    assert stored["notemplates"]["failed"] == {}
+    assert stored["quirky"]["tools"] >= 6  # 7 once `grow` has run
