@@ -19,6 +19,10 @@ def staff(client, admin_user):
     return client
 
 
+def messy(name: str, flag: str) -> Upstream:
+    return UpstreamFactory(name=name, command=sys.executable, args=[MESSY, flag])
+
+
 def press_test_connection(staff, upstream: Upstream) -> str:
     url = reverse("admin:gateway_upstream_test", args=[upstream.pk])
     return staff.post(url, follow=True).content.decode()
@@ -31,9 +35,7 @@ def test_a_new_upstream_says_it_was_not_listed_yet(staff):
 
 
 def test_a_test_connection_stores_and_shows_the_counts_and_the_failed_list(staff):
-    upstream = UpstreamFactory(
-        name="noprompts", command=sys.executable, args=[MESSY, "--prompts-error"]
-    )
+    upstream = messy("noprompts", "--prompts-error")
     page = press_test_connection(staff, upstream)
     assert "Noprompts: prompts/list failed: the prompt store is offline" in page
     assert "(test connection):" in page
@@ -53,10 +55,7 @@ def test_a_test_connection_stores_and_shows_the_counts_and_the_failed_list(staff
 
 
 def test_a_missing_template_list_is_not_a_failure(staff):
-    upstream = UpstreamFactory(
-        name="notemplates", command=sys.executable, args=[MESSY, "--no-templates"]
-    )
-    page = press_test_connection(staff, upstream)
+    page = press_test_connection(staff, messy("notemplates", "--no-templates"))
     assert "1 tool, 0 prompts, 1 resource, 0 templates" in page
     assert "Every list it declares was read." in page
 
