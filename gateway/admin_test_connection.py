@@ -19,6 +19,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from gateway.admin_powers import may_run_upstreams
 from gateway.directory import spec_for
 from gateway.listing_record import record_listing_sync
 from gateway.listings import UpstreamListing, read_listing
@@ -52,9 +53,9 @@ def _tools_message(upstream: Upstream, tools: list[types.Tool]) -> str:
 
 def connection_check_view(model_admin, request: HttpRequest, upstream_id: int) -> HttpResponse:
     """POST: test the stored upstream's connection and come back to its page with the outcome."""
-    upstream = get_object_or_404(Upstream, pk=upstream_id)
-    if not model_admin.has_change_permission(request, upstream):
+    if not may_run_upstreams(request.user):
         raise PermissionDenied
+    upstream = get_object_or_404(Upstream, pk=upstream_id)
     try:
         listing = async_to_sync(upstream_probe)(spec_for(upstream))
         record_listing_sync(listing, "test connection")

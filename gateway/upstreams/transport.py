@@ -14,6 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, create_mcp_http_client
 from mcp.shared.message import SessionMessage
 
+from gateway.upstreams.errors import UpstreamError
 from gateway.upstreams.spec import UpstreamSpec
 from gateway.upstreams.stderr import stderr_relay
 from gateway.upstreams.stdout_noise import silence_sdk_parse_tracebacks
@@ -24,7 +25,18 @@ MAX_SSE_EVENT_SIZE = 64 * 1024 * 1024
 
 
 def open_transport(spec: UpstreamSpec) -> Transport:
-    """Return the (not yet entered) SDK transport that reaches `spec`."""
+    """Return the (not yet entered) SDK transport that reaches `spec`.
+
+    Raises:
+        UpstreamError: the settings use placeholder variables that are not set.
+    """
+    if spec.unset:
+        raise UpstreamError(
+            spec.name,
+            "unavailable",
+            f"set {', '.join(spec.unset)} in the gateway's environment (or .env file): "
+            "this upstream's settings use them",
+        )
     if spec.transport == "stdio":
         silence_sdk_parse_tracebacks()
         assert spec.command is not None  # UpstreamSpec validates this
