@@ -1,8 +1,9 @@
-"""The upstream page's "Test connection": start the upstream once, list its tools, stop it.
+"""The upstream page's "Test connection": start the upstream once, list it, stop it.
 
 A separate connection from the gateway's pool, so a test never disturbs live sessions.
-The outcome is shown as an admin message: tool names, or the upstream's error (which
-never carries env or header values).
+The outcome is shown as an admin message: tool names and any list that failed, or the
+upstream's error (which never carries env or header values); the counts are stored on
+the upstream (`listing_record`).
 """
 
 from __future__ import annotations
@@ -20,23 +21,20 @@ from django.utils.html import format_html, format_html_join
 
 from gateway.admin_powers import may_run_upstreams
 from gateway.directory import spec_for
+from gateway.listing_record import record_listing_sync
+from gateway.listings import UpstreamListing, read_listing
 from gateway.models import Upstream
-from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamSpec
+from gateway.upstreams import UpstreamConnection, UpstreamSpec
 
 logger = logging.getLogger(__name__)
 MAX_LISTED_TOOLS = 50
 
 
-async def upstream_probe(spec: UpstreamSpec) -> list[types.Tool]:
-    """Start the upstream, list its tools and stop it again.
-
-    Raises:
-        UpstreamError: it could not be started or answered with an error.
-    """
+async def upstream_probe(spec: UpstreamSpec) -> UpstreamListing:
+    """Start the upstream, read every list it declares and stop it again."""
     connection = UpstreamConnection(spec)
     try:
-        await connection.start()
-        return await connection.list_tools()
+        return await read_listing(connection)
     finally:
         await connection.aclose()
 
@@ -59,12 +57,16 @@ def connection_check_view(model_admin, request: HttpRequest, upstream_id: int) -
         raise PermissionDenied
     upstream = get_object_or_404(Upstream, pk=upstream_id)
     try:
-        tools = async_to_sync(upstream_probe)(spec_for(upstream))
-    except UpstreamError as error:
-        messages.error(request, f"Could not connect to {upstream.name}: {error}")
+        listing = async_to_sync(upstream_probe)(spec_for(upstream))
+        record_listing_sync(listing, "test connection")
     except Exception:  # the admin boundary: show a clean message, keep the details in the log
         logger.exception("testing the connection to upstream %r failed", upstream.name)
         messages.error(request, f"Testing {upstream.name} failed unexpectedly; see the server log.")
     else:
-        messages.success(request, _tools_message(upstream, tools))
+        if listing.error is not None:
+            messages.error(request, f"Could not connect to {upstream.name}: {listing.error}")
+        else:
+            messages.success(request, _tools_message(upstream, listing.tools))
+        if listing.failed:
+            messages.warning(request, f"{upstream.name}: {listing.failure_text()}")
     return HttpResponseRedirect(reverse("admin:gateway_upstream_change", args=[upstream.pk]))

@@ -33,6 +33,12 @@ class MergedCatalog:
     instructions: dict[str, str] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)
+    incomplete: dict[str, str] = field(default_factory=dict)
+    """Upstreams that are served but some of whose lists failed, with which and why."""
+
+    def problems(self) -> dict[str, str]:
+        """upstream -> why it, or some of its lists, is missing (for `_meta`)."""
+        return {**self.unavailable, **self.incomplete}
 
     def route_tool(self, exposed: str) -> tuple[str, str] | None:
         """(upstream, tool) for an exposed tool name this client may call, else None."""
@@ -77,6 +83,8 @@ def merge(identity: ClientIdentity, listings: dict[str, UpstreamListing]) -> Mer
                 catalog.titles[name] = listing.title
             if listing.instructions:
                 catalog.instructions[name] = listing.instructions
+            if listing.failed:
+                catalog.incomplete[name] = listing.failure_text()
     live = {n: lst for n, lst in visible.items() if lst.error is None}
 
     tool_names = NameMap.build((n, t.name) for n, lst in live.items() for t in lst.tools)
@@ -159,6 +167,8 @@ def instructions_header(catalog: MergedCatalog) -> list[str]:
         lines.append("No upstream server is available to this client.")
     for name, error in catalog.unavailable.items():
         lines.append(f"Unavailable: {name} ({error}).")
+    for name, failure in catalog.incomplete.items():
+        lines.append(f"Incomplete: upstream {name!r}: {failure}.")
     return lines
 
 

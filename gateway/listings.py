@@ -1,28 +1,47 @@
 """What each upstream offers (tools, resources, templates, prompts, instructions), cached.
 
 One listing per upstream per worker, shared by every session; refreshed when the
-upstream says its lists changed. A failed listing is remembered with its error and
-retried after a while, so one broken upstream never blocks the others.
+upstream says its lists changed. Each list is read on its own: `Method not found` or an
+undeclared capability means "none of this kind", any other error is remembered for that
+list only. A failed start or list is retried after a while, so one broken upstream (or
+list) never blocks the others.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
 import mcp_types as types
+from mcp_types import METHOD_NOT_FOUND
 
+from gateway.tool_quirks import first_of_each_name
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
 
 logger = logging.getLogger(__name__)
 RETRY_FAILED_AFTER = 15.0
 
 
+LIST_METHODS = {
+    "tools": "tools/list",
+    "prompts": "prompts/list",
+    "resources": "resources/list",
+    "templates": "resources/templates/list",
+}
+"""Each kind of list an upstream may offer, and the method that reads it."""
+
+
 @dataclass
 class UpstreamListing:
-    """One upstream's catalog, or the error that kept us from reading it."""
+    """One upstream's catalog, or the error that kept us from starting it.
+
+    `error` means the upstream could not be started at all; `failed` maps a list method
+    (e.g. `resources/templates/list`) to why that one list could not be read, while the
+    other lists are still served.
+    """
 
     spec: UpstreamSpec
     tools: list[types.Tool] = field(default_factory=list)
@@ -32,40 +51,67 @@ class UpstreamListing:
     instructions: str | None = None
     title: str | None = None
     error: str | None = None
+    failed: dict[str, str] = field(default_factory=dict)
     read_at: float = field(default_factory=time.monotonic)
 
     @property
     def stale(self) -> bool:
-        return self.error is not None and time.monotonic() - self.read_at > RETRY_FAILED_AFTER
+        broken = self.error is not None or bool(self.failed)
+        return broken and time.monotonic() - self.read_at > RETRY_FAILED_AFTER
+
+    def failure_text(self) -> str | None:
+        """Which lists failed and why, in one line (None when every list was read)."""
+        if not self.failed:
+            return None
+        return "; ".join(f"{method} failed: {why}" for method, why in self.failed.items())
 
 
 async def read_listing(connection: UpstreamConnection) -> UpstreamListing:
-    """Start the upstream if needed and read everything it declares."""
+    """Start the upstream if needed and read every list it declares, each on its own."""
     spec = connection.spec
     try:
         await connection.start()
-        caps = connection.capabilities or types.ServerCapabilities()
-        listing = UpstreamListing(spec=spec, instructions=connection.instructions)
-        info = connection.server_info
-        listing.title = (info.title or info.name) if info else None
-        if caps.tools is not None:
-            listing.tools = await connection.list_tools()
-        if caps.resources is not None:
-            listing.resources = await connection.list_resources()
-            listing.templates = await connection.list_resource_templates()
-        if caps.prompts is not None:
-            listing.prompts = await connection.list_prompts()
-        return listing
     except UpstreamError as error:
         logger.warning("upstream %r is unavailable: %s", spec.name, error)
         return UpstreamListing(spec=spec, error=str(error))
+    caps = connection.capabilities or types.ServerCapabilities()
+    info = connection.server_info
+    listing = UpstreamListing(
+        spec=spec,
+        instructions=connection.instructions,
+        title=(info.title or info.name) if info else None,
+    )
+    readers = {
+        "tools": (caps.tools, connection.list_tools),
+        "prompts": (caps.prompts, connection.list_prompts),
+        "resources": (caps.resources, connection.list_resources),
+        "templates": (caps.resources, connection.list_resource_templates),
+    }
+    for kind, (declared, read) in readers.items():
+        if declared is None:
+            continue  # not declared: none of this kind
+        try:
+            setattr(listing, kind, await read())
+        except UpstreamError as error:
+            if error.kind == "rejected" and error.code == METHOD_NOT_FOUND:
+                continue  # declared but not implemented: none of this kind
+            method = LIST_METHODS[kind]
+            listing.failed[method] = error.message
+            logger.warning("upstream %r: %s failed: %s", spec.name, method, error.message)
+    listing.tools = first_of_each_name(spec.name, listing.tools)
+    return listing
 
 
 class Listings:
     """Per-upstream listings for this worker, read on first need and after changes."""
 
-    def __init__(self, pool: UpstreamPool) -> None:
+    def __init__(
+        self,
+        pool: UpstreamPool,
+        on_read: Callable[[UpstreamListing], Awaitable[None]] | None = None,
+    ) -> None:
         self.pool = pool
+        self.on_read = on_read
         self._listings: dict[str, UpstreamListing] = {}
         self._locks: dict[str, anyio.Lock] = {}
         self.version = 0
@@ -88,7 +134,7 @@ class Listings:
             connection = await self.pool.get(spec)
             listing = self._listings.get(spec.name)
             if listing is None or listing.stale or listing.spec != spec:
-                listing = await read_listing(connection)
+                listing = await self._read(connection)
                 self._listings[spec.name] = listing
                 self.version += 1
             return listing
@@ -100,11 +146,13 @@ class Listings:
             return None
         lock = self._locks.setdefault(name, anyio.Lock())
         async with lock:
-            fresh = await read_listing(await self.pool.get(listing.spec))
+            fresh = await self._read(await self.pool.get(listing.spec))
             self._listings[name] = fresh
             self.version += 1
             return fresh
 
-    def summary(self) -> dict[str, tuple[str | None, int]]:
-        """upstream -> (last error or None, tool count) for the upstreams read so far."""
-        return {name: (item.error, len(item.tools)) for name, item in self._listings.items()}
+    async def _read(self, connection: UpstreamConnection) -> UpstreamListing:
+        listing = await read_listing(connection)
+        if self.on_read is not None:
+            await self.on_read(listing)
+        return listing

@@ -65,6 +65,13 @@ class Upstream(models.Model):
         "per-call timeout (seconds)", default=60.0, help_text="How long one call may take."
     )
     notes = models.TextField(blank=True)
+    last_listing = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="What the upstream offered when last listed: counts per kind, failed lists.",
+    )
+    last_listing_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

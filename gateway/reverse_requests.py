@@ -2,7 +2,9 @@
 
 Each goes to the client session whose call is in flight to that upstream. When no
 call (or calls from several sessions) are in flight, or the client cannot serve the
-request, the upstream gets a clear MCP error at once instead of waiting forever.
+request, the upstream gets a clear MCP error at once instead of waiting forever; except
+`roots/list` asked outside a client's call (some servers ask before listing their tools),
+which is answered with no roots.
 """
 
 from __future__ import annotations
@@ -87,6 +89,9 @@ class CallerRegistry:
         )
 
     async def list_roots(self, upstream: str):
+        if isinstance(self.caller(upstream), types.ErrorData):
+            # Asked outside a call (e.g. before listing its tools): no client roots apply.
+            return types.ListRootsResult(roots=[])
         return await self._forward(
             upstream,
             types.ListRootsRequest(),

@@ -23,6 +23,7 @@ from gateway.forwarding import Forwarding
 from gateway.host import McpHost
 from gateway.identity import ClientIdentity
 from gateway.inflight import InFlightRequests
+from gateway.listing_record import record_listing
 from gateway.listings import Listings
 from gateway.records import SessionRecorder
 from gateway.reverse_requests import CallerRegistry
@@ -51,7 +52,7 @@ class Gateway:
         self.callers = CallerRegistry()
         hooks = self.callers.hooks(on_list_changed=self._on_list_changed, on_log=self._on_log)
         self.pool = UpstreamPool(hooks=hooks)
-        self.listings = Listings(self.pool)
+        self.listings = Listings(self.pool, on_read=record_listing)
         self.directory = directory
         self.sessions: dict[str, GatewaySession] = {}
         self.inflight = InFlightRequests()

@@ -40,7 +40,8 @@ def build_server(gateway: Gateway, bus: InMemorySubscriptionBus) -> GatewayServe
     async def list_tools(ctx, params) -> types.ListToolsResult:
         session = await gateway.session_for(ctx)
         catalog = await session.catalog()
-        meta = {"localrouter/unavailable": catalog.unavailable} if catalog.unavailable else None
+        problems = catalog.problems()
+        meta = {"localrouter/unavailable": problems} if problems else None
         return types.ListToolsResult(tools=await session.visible_tools(), _meta=meta)
 
     async def view(ctx):

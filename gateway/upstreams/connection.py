@@ -169,14 +169,20 @@ class UpstreamConnection:
     async def ping(self) -> None:
         """Check the upstream answers (`ping`, or `server/discover` at 2026-07-28).
 
+        Any answer counts, an error too: some servers answer `ping` with `Method not found`.
+
         Raises:
-            UpstreamError: It does not.
+            UpstreamError: It does not answer.
         """
         live = await self._session()
-        if live.modern:
-            await self._request(lambda c: c.session.discover(), live=live)
-        else:
-            await self._request(lambda c: c.session.send_ping(), live=live)
+        try:
+            if live.modern:
+                await self._request(lambda c: c.session.discover(), live=live)
+            else:
+                await self._request(lambda c: c.session.send_ping(), live=live)
+        except UpstreamError as error:
+            if error.kind != "rejected":
+                raise
 
     async def aclose(self) -> None:
         """Stop the session and its process; later calls raise `UpstreamError` (closed)."""
@@ -195,7 +201,10 @@ class UpstreamConnection:
             items.extend(getattr(page, field))
             cursor = page.next_cursor
             if not cursor:
-                break
+                return items
+        logger.warning(
+            "upstream %r: stopped reading %s after %d pages", self.spec.name, field, PAGE_LIMIT
+        )
         return items
 
     async def _request(

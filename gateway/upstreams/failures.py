@@ -14,6 +14,8 @@ from localrouter.url_masking import mask_url, mask_urls_in
 
 _SESSION_GONE = "Session terminated"
 """What the SDK's Streamable HTTP transport reports when the server forgot our session (404)."""
+_CLOSED = "Connection closed"
+"""The SDK's own message for a lost connection; servers also answer -32000 for plain errors."""
 
 
 def root_cause(exc: BaseException) -> BaseException:
@@ -67,7 +69,7 @@ def call_error(spec: UpstreamSpec, exc: BaseException, *, session_broken: bool) 
     if isinstance(cause, MCPError):
         if cause.code == REQUEST_TIMEOUT:
             return _error(spec, "timeout", cause.message)
-        if cause.code == CONNECTION_CLOSED or (
+        if (cause.code == CONNECTION_CLOSED and (session_broken or cause.message == _CLOSED)) or (
             cause.code == INVALID_REQUEST and cause.message == _SESSION_GONE
         ):
             return _error(

@@ -28,6 +28,7 @@ from gateway.upstreams.errors import UpstreamError, leaf_exceptions, redact
 from gateway.upstreams.failures import startup_error
 from gateway.upstreams.hooks import ListKind, UpstreamHooks
 from gateway.upstreams.spec import UpstreamSpec
+from gateway.upstreams.stdout_noise import StdoutNoise
 from gateway.upstreams.transport import open_transport, watch_closed
 
 logger = logging.getLogger(__name__)
@@ -57,10 +58,14 @@ class LiveSession:
     done: anyio.Event = field(default_factory=anyio.Event)
     _stop: anyio.Event = field(default_factory=anyio.Event)
     _scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    _noise: StdoutNoise = field(init=False)
     _garbage_at_startup: bool = False
     _closing: bool = False
     _attempt: int = 0
     _task: asyncio.Task[None] | None = None
+
+    def __post_init__(self) -> None:
+        self._noise = StdoutNoise(self.spec)
 
     def start(self) -> None:
         """Spawn the owner task; it is detached from the caller, which may be short-lived."""
@@ -105,6 +110,7 @@ class LiveSession:
                     await self._listen_for_changes(stack)
                     self._scope.deadline = math.inf
                     self.ready.set()
+                    self._noise.report_banner()
                     await self._stop.wait()
             if not self.ready.is_set():
                 self.failure = self._interrupted_start()
@@ -135,11 +141,7 @@ class LiveSession:
     def _interrupted_start(self) -> UpstreamError:
         """Why the start was cancelled without an exception of its own."""
         if self._garbage_at_startup:
-            return UpstreamError(
-                self.spec.name,
-                "protocol",
-                "the upstream wrote output that is not JSON-RPC to stdout",
-            )
+            return self._noise.failure()
         if self._closing:
             return UpstreamError(
                 self.spec.name, "closed", "the connection was closed while starting"
@@ -209,14 +211,10 @@ class LiveSession:
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, Exception):
-            if not self.ready.is_set():
-                # Non-JSON-RPC output before the handshake: fail fast rather than time out.
+            if self._noise.add(message, started=self.ready.is_set()):
+                # More than a banner before the handshake: fail fast rather than time out.
                 self._garbage_at_startup = True
                 self._scope.cancel()
-            else:
-                logger.warning(
-                    "upstream %r sent a message that is not JSON-RPC; ignored", self.spec.name
-                )
             return
         kind = _LIST_CHANGED.get(type(message))
         if kind is not None and self.hooks.on_list_changed is not None:

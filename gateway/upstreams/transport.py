@@ -17,6 +17,8 @@ from mcp.shared.message import SessionMessage
 from gateway.upstreams.errors import UpstreamError
 from gateway.upstreams.spec import UpstreamSpec
 from gateway.upstreams.stderr import stderr_relay
+from gateway.upstreams.stdout_noise import silence_sdk_parse_tracebacks
+from gateway.upstreams.wire_quirks import mend
 
 MAX_SSE_EVENT_SIZE = 64 * 1024 * 1024
 """Streamable HTTP events may carry large tool results; the SDK's default cap is 1 MiB."""
@@ -36,6 +38,7 @@ def open_transport(spec: UpstreamSpec) -> Transport:
             "this upstream's settings use them",
         )
     if spec.transport == "stdio":
+        silence_sdk_parse_tracebacks()
         assert spec.command is not None  # UpstreamSpec validates this
         params = StdioServerParameters(
             command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
@@ -66,7 +69,10 @@ async def _stdio_with_relay(
 async def watch_closed(
     transport: Transport, on_closed: Callable[[], None]
 ) -> AsyncIterator[TransportStreams]:
-    """Enter `transport`; call `on_closed` once its read side ends (EOF, child exit, teardown)."""
+    """Enter `transport`; call `on_closed` once its read side ends (EOF, child exit, teardown).
+
+    What arrives is mended on the way (`wire_quirks`).
+    """
     async with transport as (read_stream, write_stream):
         relay_send, relay_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
@@ -74,7 +80,7 @@ async def watch_closed(
             try:
                 async with relay_send:
                     async for item in read_stream:
-                        await relay_send.send(item)
+                        await relay_send.send(mend(item))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
                 pass
             finally:

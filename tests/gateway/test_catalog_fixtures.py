@@ -14,11 +14,18 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CATALOGS = sorted((FIXTURES / "catalogs").glob("*.json"))
 REPLAY = FIXTURES / "servers" / "catalog_replay.py"
 
+LIST_METHODS = {
+    "tools": "tools/list",
+    "prompts": "prompts/list",
+    "resources": "resources/list",
+    "resourceTemplates": "resources/templates/list",
+}
 MODELS: dict[str, type[types.MCPModel]] = {
     "tools": types.Tool,
     "prompts": types.Prompt,
@@ -60,6 +67,9 @@ def test_catalog_fixture_is_complete_and_validates(path: Path):
     assert catalog["serverInfo"]["name"]
     assert catalog["protocolVersion"]
     assert isinstance(catalog["capabilities"], dict)
+    for method, error in catalog["errors"].items():
+        assert method in LIST_METHODS.values()
+        assert isinstance(error["code"], int) and isinstance(error["message"], str)
     assert catalog["instructions"] is None or isinstance(catalog["instructions"], str)
     for key, model in MODELS.items():
         assert isinstance(catalog[key], list), key
@@ -87,6 +97,7 @@ async def test_replay_serves_exactly_the_captured_catalog(name: str):
         assert client.server_info is not None
         assert wire(client.server_info) == catalog["serverInfo"]
         capabilities = client.server_capabilities
+        assert wire(capabilities) == catalog["capabilities"]
         assert bool(capabilities.prompts) == ("prompts" in catalog["capabilities"])
         assert bool(capabilities.resources) == ("resources" in catalog["capabilities"])
         if capabilities.prompts:
@@ -95,6 +106,20 @@ async def test_replay_serves_exactly_the_captured_catalog(name: str):
             assert await list_all(client.list_resources, "resources") == catalog["resources"]
             templates = await list_all(client.list_resource_templates, "resource_templates")
             assert templates == catalog["resourceTemplates"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", ["puppeteer", "sqlite"])
+async def test_replay_answers_a_recorded_error_with_the_same_code_and_message(name: str):
+    catalog = load(FIXTURES / "catalogs" / f"{name}.json")
+    recorded = catalog["errors"]["resources/templates/list"]
+    assert recorded == {"code": -32601, "message": "Method not found"}
+    async with replay(str(FIXTURES / "catalogs" / f"{name}.json")) as client:
+        assert client.server_capabilities.resources is not None
+        with pytest.raises(MCPError) as caught:
+            await client.list_resource_templates()
+        assert (caught.value.code, caught.value.message) == (recorded["code"], recorded["message"])
+        assert await list_all(client.list_resources, "resources") == catalog["resources"]
 
 
 @pytest.mark.anyio

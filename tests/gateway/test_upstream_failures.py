@@ -36,7 +36,9 @@ async def test_a_missing_command_is_unavailable():
 
 async def test_garbage_on_stdout_is_a_protocol_error_not_a_hang():
     before = child_pids()
-    connection = UpstreamConnection(fixture_spec("garbage_stdout.py", name="noisy", timeout=30))
+    connection = UpstreamConnection(
+        fixture_spec("garbage_stdout.py", "--forever", name="noisy", timeout=30)
+    )
     with anyio.fail_after(10), pytest.raises(UpstreamError) as caught:
         await connection.list_tools()
     assert caught.value.kind == "protocol"

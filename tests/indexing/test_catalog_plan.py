@@ -59,21 +59,36 @@ def test_a_catalog_that_fits_is_left_alone():
     assert plan.bytes_before == plan.bytes_after <= 16_384
 
 
+def thresholds_of(servers: list[ServerCatalog]) -> dict[str, int]:
+    """Thresholds that each call for one more phase, from the captured catalogs' own sizes."""
+    whole = plan_catalog(servers, threshold=10**9, fixed_tools=FIXED).bytes_before
+    no_instructions = plan_catalog(servers, threshold=whole - 1, fixed_tools=FIXED).bytes_after
+    shortened = plan_catalog(servers, threshold=no_instructions - 1, fixed_tools=FIXED).bytes_after
+    return {
+        "none": 10**9,
+        "instructions": whole - 1,
+        "descriptions": no_instructions - 1,
+        "defer-servers": shortened - 1,
+        "minimal": 4_000,
+    }
+
+
 @pytest.mark.parametrize(
-    ("threshold", "phases"),
+    ("step", "phases"),
     [
-        (10**9, []),
-        (399_000, ["instructions"]),
-        (300_000, ["instructions", "descriptions"]),
-        (16_384, ["instructions", "descriptions", "defer-servers"]),
+        ("none", []),
+        ("instructions", ["instructions"]),
+        ("descriptions", ["instructions", "descriptions"]),
+        ("defer-servers", ["instructions", "descriptions", "defer-servers"]),
         (
-            4_000,
+            "minimal",
             ["instructions", "descriptions", "defer-servers", "defer-resources-prompts", "minimal"],
         ),
     ],
 )
-def test_phases_run_in_order_and_stop_once_the_catalog_fits(threshold, phases):
+def test_phases_run_in_order_and_stop_once_the_catalog_fits(step, phases):
     servers = real_servers()
+    threshold = thresholds_of(servers)[step]
     plan = plan_catalog(servers, threshold=threshold, fixed_tools=FIXED)
     assert plan.phases == phases
     assert plan.bytes_after <= threshold
@@ -104,9 +119,17 @@ def test_servers_are_deferred_only_until_the_catalog_fits():
         fits[len(plan.deferred_servers)] = plan.bytes_after
         return threshold, plan.deferred_servers
 
-    plans = [plan_at(threshold) for threshold in range(16_384, shortened, 8_000)]
+    # With many servers, even deferring them all may not reach 16 KiB (resources and prompts
+    # go next): start where deferring servers is enough.
+    start = next(
+        threshold
+        for threshold in range(16_384, shortened, 8_000)
+        if "defer-resources-prompts"
+        not in plan_catalog(servers, threshold=threshold, fixed_tools=FIXED).phases
+    )
+    plans = [plan_at(threshold) for threshold in range(start, shortened, 8_000)]
     # A byte either side of each size seen: deferring stops exactly once the catalog fits.
-    sizes = [size for size in fits.values() if size > 16_384]
+    sizes = [size for size in fits.values() if size > start]
     plans += [plan_at(size - below) for size in sizes for below in (0, 1)]
     order = max((deferred for _, deferred in plans), key=len)
     for threshold, deferred in plans:
