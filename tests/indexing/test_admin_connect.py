@@ -28,7 +28,7 @@ def test_the_connect_panel_has_snippets_for_each_client_kind_with_a_placeholder(
         '--header "Authorization: Bearer &lt;your token&gt;"'
     ) in page
     assert '"mcpServers": {' in page and '"servers": {' in page and '"type": "http"' in page
-    assert "python manage.py mcp_stdio --token &lt;your token&gt;" in page
+    assert "/manage.py mcp_stdio --token &lt;your token&gt;" in page
     assert erin.plain_token not in page
 
 
