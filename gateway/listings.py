@@ -8,16 +8,19 @@ retried after a while, so one broken upstream never blocks the others.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 
 import anyio
 import mcp_types as types
 
+from gateway.listing_reads import LateFn, ListingReads
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
 
 logger = logging.getLogger(__name__)
 RETRY_FAILED_AFTER = 15.0
+PENDING = "still starting; its tools join the session when it is ready"
 
 
 @dataclass
@@ -32,6 +35,7 @@ class UpstreamListing:
     instructions: str | None = None
     title: str | None = None
     error: str | None = None
+    pending: bool = False
     read_at: float = field(default_factory=time.monotonic)
 
     @property
@@ -64,30 +68,35 @@ async def read_listing(connection: UpstreamConnection) -> UpstreamListing:
 class Listings:
     """Per-upstream listings for this worker, read on first need and after changes."""
 
-    def __init__(self, pool: UpstreamPool) -> None:
+    def __init__(
+        self, pool: UpstreamPool, *, budget: float = math.inf, on_late: LateFn | None = None
+    ) -> None:
         self.pool = pool
+        self.budget = budget
         self._listings: dict[str, UpstreamListing] = {}
         self._locks: dict[str, anyio.Lock] = {}
+        self._reads = ListingReads(self._one, on_late)
         self.version = 0
 
     async def get(self, specs: list[UpstreamSpec]) -> dict[str, UpstreamListing]:
-        """The listings of these upstreams, reading missing ones concurrently."""
-        results: dict[str, UpstreamListing] = {}
+        """The listings of these upstreams, read concurrently; one not read within the start
+        budget is `pending` (announced through `on_late` when it arrives)."""
+        found = await self._reads.within(specs, self.budget, self._cached)
+        return {
+            spec.name: found[spec.name] or UpstreamListing(spec=spec, error=PENDING, pending=True)
+            for spec in specs
+        }
 
-        async def one(spec: UpstreamSpec) -> None:
-            results[spec.name] = await self._one(spec)
-
-        async with anyio.create_task_group() as tg:
-            for spec in specs:
-                tg.start_soon(one, spec)
-        return results
+    def _cached(self, spec: UpstreamSpec) -> UpstreamListing | None:
+        listing = self._listings.get(spec.name)
+        return listing if listing is not None and listing.spec == spec else None
 
     async def _one(self, spec: UpstreamSpec) -> UpstreamListing:
         lock = self._locks.setdefault(spec.name, anyio.Lock())
         async with lock:
             connection = await self.pool.get(spec)
-            listing = self._listings.get(spec.name)
-            if listing is None or listing.stale or listing.spec != spec:
+            listing = self._cached(spec)
+            if listing is None or listing.stale:
                 listing = await read_listing(connection)
                 self._listings[spec.name] = listing
                 self.version += 1
@@ -106,5 +115,12 @@ class Listings:
             return fresh
 
     def summary(self) -> dict[str, tuple[str | None, int]]:
-        """upstream -> (last error or None, tool count) for the upstreams read so far."""
-        return {name: (item.error, len(item.tools)) for name, item in self._listings.items()}
+        """upstream -> (last error or None, tool count) for the upstreams read or being read."""
+        summary = {name: (item.error, len(item.tools)) for name, item in self._listings.items()}
+        for name in self._reads.names():
+            summary.setdefault(name, (PENDING, 0))
+        return summary
+
+    async def aclose(self) -> None:
+        """Stop the reads in flight."""
+        await self._reads.aclose()

@@ -137,6 +137,9 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
         **os.environ,
         "LOCALROUTER_DATA_DIR": str(tmp),
         "LOCALROUTER_ALLOWED_ORIGINS": "http://127.0.0.1:*,https://allowed.example",
+        # These tests want every upstream in the first catalog; tests/e2e/test_start_budget.py
+        # measures the real budget.
+        "LOCALROUTER_UPSTREAM_START_BUDGET": "120",
         **env,
     }
     environment.pop("DATABASE_URL", None)
