@@ -11,6 +11,7 @@ from gateway.admin_forms import UpstreamAdminForm
 from gateway.admin_import import import_view
 from gateway.admin_test_connection import connection_check_view
 from gateway.models import Upstream
+from gateway.upstream_status import upstream_status
 
 
 @admin.register(Upstream)
@@ -42,6 +43,13 @@ class UpstreamAdmin(admin.ModelAdmin):
             path("<int:upstream_id>/test-connection/", check, name="gateway_upstream_test"),
             *super().get_urls(),
         ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        upstream = self.get_object(request, object_id)
+        status = upstream_status(upstream.name) if upstream is not None else None
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "status": status}
+        )
 
     def import_view(self, request):
         if not self.has_add_permission(request):

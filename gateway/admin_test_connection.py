@@ -1,13 +1,15 @@
-"""The upstream page's "Test connection": start the upstream once, list its tools, stop it.
+"""The upstream page's "Test connection": start the upstream once, list its tools, ping it.
 
 A separate connection from the gateway's pool, so a test never disturbs live sessions.
-The outcome is shown as an admin message: tool names, or the upstream's error (which
-never carries env or header values).
+The outcome is shown as admin messages: tool names, or the upstream's error (which
+never carries env or header values) with the last lines of its stderr; and a warning for
+each `${...}` placeholder left unexpanded in the upstream's settings.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 
 import mcp_types as types
 from asgiref.sync import async_to_sync
@@ -20,10 +22,12 @@ from django.utils.html import format_html, format_html_join
 
 from gateway.directory import spec_for
 from gateway.models import Upstream
-from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamSpec
+from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamSpec, stderr_tail
 
 logger = logging.getLogger(__name__)
 MAX_LISTED_TOOLS = 50
+STDERR_LINES_SHOWN = 5
+PLACEHOLDER = re.compile(r"\$\{[^}]*\}")
 
 
 async def upstream_probe(spec: UpstreamSpec) -> list[types.Tool]:
@@ -35,9 +39,29 @@ async def upstream_probe(spec: UpstreamSpec) -> list[types.Tool]:
     connection = UpstreamConnection(spec)
     try:
         await connection.start()
-        return await connection.list_tools()
+        tools = await connection.list_tools()
+        await connection.ping()  # a cheap call on the same session: it keeps answering
+        return tools
     finally:
         await connection.aclose()
+
+
+def unexpanded_placeholders(spec: UpstreamSpec) -> list[str]:
+    """Where `${NAME}` placeholders were left as literal text, e.g. `env API_KEY: ${API_KEY}`.
+
+    Only the placeholders are quoted, never the rest of a value."""
+    places = [
+        ("command", spec.command or ""),
+        *(("args", arg) for arg in spec.args),
+        ("url", spec.url or ""),
+        *((f"env {key}", value) for key, value in spec.env.items()),
+        *((f"header {key}", value) for key, value in spec.headers.items()),
+    ]
+    return [
+        f"{where}: {', '.join(found)}"
+        for where, value in places
+        if (found := PLACEHOLDER.findall(value))
+    ]
 
 
 def _tools_message(upstream: Upstream, tools: list[types.Tool]) -> str:
@@ -52,15 +76,34 @@ def _tools_message(upstream: Upstream, tools: list[types.Tool]) -> str:
     )
 
 
+def _failure_message(upstream: Upstream, error: UpstreamError) -> str:
+    lines = stderr_tail(upstream.name)[-STDERR_LINES_SHOWN:]
+    if not lines:
+        return f"Could not connect to {upstream.name}: {error}"
+    return format_html(
+        "Could not connect to {}: {}<br>Last stderr lines:<pre>{}</pre>",
+        upstream.name,
+        str(error),
+        "\n".join(lines),
+    )
+
+
 def connection_check_view(model_admin, request: HttpRequest, upstream_id: int) -> HttpResponse:
     """POST: test the stored upstream's connection and come back to its page with the outcome."""
     upstream = get_object_or_404(Upstream, pk=upstream_id)
     if not model_admin.has_change_permission(request, upstream):
         raise PermissionDenied
+    spec = spec_for(upstream)
+    for where in unexpanded_placeholders(spec):
+        messages.warning(
+            request,
+            f"Unexpanded placeholder in {where}. LocalRouter passes it on literally: "
+            "put the real value in the upstream's settings.",
+        )
     try:
-        tools = async_to_sync(upstream_probe)(spec_for(upstream))
+        tools = async_to_sync(upstream_probe)(spec)
     except UpstreamError as error:
-        messages.error(request, f"Could not connect to {upstream.name}: {error}")
+        messages.error(request, _failure_message(upstream, error))
     except Exception:  # the admin boundary: show a clean message, keep the details in the log
         logger.exception("testing the connection to upstream %r failed", upstream.name)
         messages.error(request, f"Testing {upstream.name} failed unexpectedly; see the server log.")
