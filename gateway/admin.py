@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 
 from gateway.admin_forms import UpstreamAdminForm
 from gateway.admin_import import import_view
+from gateway.admin_live_sessions import live_sessions_view
 from gateway.admin_test_connection import connection_check_view
 from gateway.models import Upstream
 from gateway.upstream_status import upstream_status
@@ -38,8 +39,12 @@ class UpstreamAdmin(admin.ModelAdmin):
     def get_urls(self):
         check = self.admin_site.admin_view(require_POST(self.test_connection_view))
         importer = self.admin_site.admin_view(self.import_view)
+        live = self.admin_site.admin_view(
+            lambda request: live_sessions_view(self.admin_site, request)
+        )
         return [
             path("import/", importer, name="gateway_upstream_import"),
+            path("live-sessions/", live, name="gateway_live_sessions"),
             path("<int:upstream_id>/test-connection/", check, name="gateway_upstream_test"),
             *super().get_urls(),
         ]

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 
+from gateway.last_seen import LastSeen, mark_seen
 from gateway.session import GatewaySession
 from indexing.models import IndexedLabel, SessionRecord
 
@@ -68,8 +69,9 @@ def _labels(session: GatewaySession) -> list[dict]:
     ]
 
 
-def _write(rows: list[tuple[str, dict, list[dict]]]) -> None:
+def _write(rows: list[tuple[str, dict, list[dict]]], seen: list[int]) -> None:
     close_old_connections()
+    mark_seen(seen)
     for key, fields, labels in rows:
         record, _ = SessionRecord.objects.update_or_create(key=key, defaults=fields)
         known = set(record.labels.values_list("label", flat=True))
@@ -85,6 +87,7 @@ class SessionRecorder:
         self._dirty: dict[str, tuple[GatewaySession, bool]] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
+        self.last_seen = LastSeen()
 
     def changed(self, session: GatewaySession, *, ended: bool = False) -> None:
         """Note that a session started, progressed or ended; written soon, not now."""
@@ -107,8 +110,9 @@ class SessionRecorder:
         rows = [(key, _fields(s, ended=ended), _labels(s)) for key, (s, ended) in pending.items()]
         if not rows:
             return
+        seen = self.last_seen.due(fields["client_id"] for _key, fields, _labels in rows)
         try:
-            await sync_to_async(_write, thread_sensitive=False)(rows)
+            await sync_to_async(_write, thread_sensitive=False)(rows, seen)
         except Exception:
             logger.exception("could not write %d session record(s)", len(rows))
 
