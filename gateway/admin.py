@@ -7,6 +7,7 @@ from django.core.exceptions import PermissionDenied
 from django.urls import path
 from django.views.decorators.http import require_POST
 
+from gateway.admin_catalog_preview import catalog_preview_view
 from gateway.admin_forms import UpstreamAdminForm
 from gateway.admin_import import import_view
 from gateway.admin_live_sessions import live_sessions_view
@@ -42,8 +43,12 @@ class UpstreamAdmin(admin.ModelAdmin):
         live = self.admin_site.admin_view(
             lambda request: live_sessions_view(self.admin_site, request)
         )
+        preview = self.admin_site.admin_view(
+            lambda request, client_id: catalog_preview_view(self.admin_site, request, client_id)
+        )
         return [
             path("import/", importer, name="gateway_upstream_import"),
+            path("catalog-preview/<int:client_id>/", preview, name="gateway_catalog_preview"),
             path("live-sessions/", live, name="gateway_live_sessions"),
             path("<int:upstream_id>/test-connection/", check, name="gateway_upstream_test"),
             *super().get_urls(),

@@ -114,6 +114,10 @@ class Listings:
             self.version += 1
             return fresh
 
+    def read_so_far(self) -> dict[str, UpstreamListing]:
+        """The listings read in this worker (none is started or re-read by asking)."""
+        return dict(self._listings)
+
     def summary(self) -> dict[str, tuple[str | None, int]]:
         """upstream -> (last error or None, tool count) for the upstreams read or being read."""
         summary = {name: (item.error, len(item.tools)) for name, item in self._listings.items()}
