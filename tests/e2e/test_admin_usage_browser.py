@@ -1,4 +1,4 @@
-"""The upstream page (state, last error, stderr) and the live sessions page in a browser.
+"""The upstream page, the live sessions page and a client's catalog preview in a browser.
 
 With LOCALROUTER_UPDATE_SCREENSHOTS=1 the screenshots go to docs/screenshots/ for the README.
 """
@@ -35,7 +35,9 @@ def gateway(tmp_path_factory) -> Iterator[LiveGateway]:
         {**stdio_upstream("broken", "fails_to_start.py"), "env": {"API_KEY": SECRET}},
     ]
     live = start_gateway(
-        tmp_path_factory.mktemp("usage-browser"), upstreams, [{"name": "alice"}, {"name": "bob"}]
+        tmp_path_factory.mktemp("usage-browser"),
+        upstreams,
+        [{"name": "alice", "set": {"catalog_threshold": 2_400}}, {"name": "bob"}],
     )
     try:
         created = live.manage(
@@ -130,3 +132,22 @@ def test_live_sessions_and_an_upstreams_stderr_are_on_their_pages(page, gateway,
         expect(page.locator("#upstream-stderr")).to_contain_text("fixture: refusing to start")
         assert SECRET not in page.content()
         screenshot(page, "upstream-stderr.png", tmp_path)
+
+
+def test_a_clients_catalog_preview_shows_listed_and_deferred_tools(page, gateway, tmp_path):
+    with BusySessions(gateway):  # alice used echo__complain and echo__echo
+        log_in(page, gateway)
+        page.goto(admin_url(gateway, "clients/client/?q=alice"))
+        page.click("text=alice")
+        page.click("#catalog-preview-link")
+        table = page.locator("#catalog-preview")
+        used = table.locator("tr.listed", has_text="echo__complain")
+        for _ in range(60):  # session records (the usage) are written every 10 s
+            if used.count() and "used recently" in used.inner_text():
+                break
+            page.wait_for_timeout(500)
+            page.reload()
+        expect(used).to_contain_text("used recently")
+        expect(table.locator("tr.deferred").first).to_contain_text("IndexSearch finds")
+        expect(page.locator("#catalog-summary")).to_contain_text("tools listed")
+        screenshot(page, "catalog-preview.png", tmp_path)
