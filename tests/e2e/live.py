@@ -157,6 +157,18 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
     return live
 
 
+def create_superuser(live: LiveGateway, password: str) -> None:
+    """An admin user `admin` with this password, for the admin pages."""
+    created = live.manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.contrib.auth.models import User\n"
+        f"User.objects.create_superuser('admin', 'admin@example.com', {password!r})",
+    )
+    assert created.returncode == 0, created.stderr
+
+
 def stop_gateway(live: LiveGateway) -> None:
     if live.process is not None:
         stop_process(live.process)

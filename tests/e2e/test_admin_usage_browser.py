@@ -11,15 +11,22 @@ from pathlib import Path
 
 import anyio
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.e2e.live import LiveGateway, start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.live import (
+    LiveGateway,
+    create_superuser,
+    start_gateway,
+    stdio_upstream,
+    stop_gateway,
+)
 from tests.e2e.test_admin_browser import (  # the browser and login are shared
     CHROMIUM,
     PASSWORD,
     admin_url,
     browser,  # noqa: F401  (a fixture)
     log_in,
+    page,  # noqa: F401  (a fixture; it opens pages on this module's gateway)
     screenshot,
 )
 
@@ -40,28 +47,10 @@ def gateway(tmp_path_factory) -> Iterator[LiveGateway]:
         [{"name": "alice", "set": {"catalog_threshold": 2_400}}, {"name": "bob"}],
     )
     try:
-        created = live.manage(
-            "shell",
-            "--no-imports",
-            "-c",
-            "from django.contrib.auth.models import User\n"
-            f"User.objects.create_superuser('admin', 'admin@example.com', {PASSWORD!r})",
-        )
-        assert created.returncode == 0, created.stderr
+        create_superuser(live, PASSWORD)
         yield live
     finally:
         stop_gateway(live)
-
-
-@pytest.fixture
-def page(browser, gateway: LiveGateway) -> Iterator[Page]:  # noqa: F811
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    try:
-        yield page
-    finally:
-        context.close()
 
 
 class BusySessions:
@@ -106,7 +95,7 @@ class BusySessions:
             tg.cancel_scope.cancel()
 
 
-def test_live_sessions_and_an_upstreams_stderr_are_on_their_pages(page, gateway, tmp_path):
+def test_live_sessions_and_an_upstreams_stderr_are_on_their_pages(page, gateway, tmp_path):  # noqa: F811
     with BusySessions(gateway):
         log_in(page, gateway)
         page.goto(admin_url(gateway, "indexing/sessionrecord/overview/"))
@@ -134,7 +123,7 @@ def test_live_sessions_and_an_upstreams_stderr_are_on_their_pages(page, gateway,
         screenshot(page, "upstream-stderr.png", tmp_path)
 
 
-def test_a_clients_catalog_preview_shows_listed_and_deferred_tools(page, gateway, tmp_path):
+def test_a_clients_catalog_preview_shows_listed_and_deferred_tools(page, gateway, tmp_path):  # noqa: F811
     with BusySessions(gateway):  # alice used echo__complain and echo__echo
         log_in(page, gateway)
         page.goto(admin_url(gateway, "clients/client/?q=alice"))

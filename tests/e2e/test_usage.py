@@ -6,7 +6,13 @@ import anyio
 import httpx2
 import pytest
 
-from tests.e2e.live import LiveGateway, start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.live import (
+    LiveGateway,
+    create_superuser,
+    start_gateway,
+    stdio_upstream,
+    stop_gateway,
+)
 
 pytestmark = pytest.mark.anyio
 PASSWORD = "pw-usage-admin-1"
@@ -23,15 +29,8 @@ def usage(tmp_path_factory):
         [stdio_upstream("echo", "echo_server.py")],
         [{"name": "erin"}],
     )
-    created = gateway.manage(
-        "shell",
-        "--no-imports",
-        "-c",
-        "from django.contrib.auth.models import User\n"
-        f"User.objects.create_superuser('admin', 'admin@example.com', {PASSWORD!r})",
-    )
-    assert created.returncode == 0, created.stderr
     try:
+        create_superuser(gateway, PASSWORD)
         yield gateway
     finally:
         stop_gateway(gateway)

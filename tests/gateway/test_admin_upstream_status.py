@@ -16,12 +16,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-@pytest.fixture
 def gateway(monkeypatch):
     """This worker's gateway, never started (listings are set by the test)."""
     gateway = runtime.Gateway()

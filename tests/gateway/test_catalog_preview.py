@@ -26,12 +26,6 @@ def tool(name: str) -> types.Tool:
 
 
 @pytest.fixture
-def staff(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-@pytest.fixture
 def gateway(monkeypatch):
     gateway = runtime.Gateway()
     for name, count in SERVERS.items():
