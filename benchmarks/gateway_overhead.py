@@ -452,16 +452,12 @@ def fmt(value: float | None, digits: int = 2) -> str:
 
 
 def table(rows: list[Row]) -> str:
-    lines = [
-        "| Path | median ms | p99 ms | mean ms | calls/s (concurrent) | note |",
-        "|---|---:|---:|---:|---:|---|",
+    columns = ["Path", "median ms", "p99 ms", "mean ms", "calls/s (concurrent)", "note"]
+    cells = [
+        [r.name, fmt(r.median_ms), fmt(r.p99_ms), fmt(r.mean_ms), fmt(r.calls_per_s, 0), r.note]
+        for r in rows
     ]
-    for r in rows:
-        lines.append(
-            f"| {r.name} | {fmt(r.median_ms)} | {fmt(r.p99_ms)} | {fmt(r.mean_ms)} "
-            f"| {fmt(r.calls_per_s, 0)} | {r.note} |"
-        )
-    return "\n".join(lines)
+    return _docs.markdown_table(columns, cells, "lrrrrl")
 
 
 def summary(rows: list[Row]) -> list[str]:

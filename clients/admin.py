@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
+from clients.admin_token import token_page
 from clients.context_settings import SETTINGS, resolve_settings
 from clients.models import Client, GlobalSettings
 from clients.services import assign_new_token, client_regenerate_token
+from localrouter.admin_fields import ReadableFieldsMixin
 
 OVERRIDE_FIELDS = [spec.name for spec in SETTINGS]
 
@@ -27,22 +29,8 @@ def effective_settings_table(client: Client | None) -> str:
     return format_html('<table class="effective-settings">{}</table>', rows)
 
 
-def announce_token(request: HttpRequest, client: Client, token: str, verb: str) -> None:
-    """Show the token once, through the messages framework (kept server-side)."""
-    messages.warning(
-        request,
-        format_html(
-            "Token for {} {}: <code class='client-token'>{}</code> — copy it now; it will not be "
-            "shown again.",
-            client.name,
-            verb,
-            token,
-        ),
-    )
-
-
 @admin.register(Client)
-class ClientAdmin(admin.ModelAdmin):
+class ClientAdmin(ReadableFieldsMixin, admin.ModelAdmin):
     list_display = [
         "name",
         "masked_token",
@@ -90,10 +78,12 @@ class ClientAdmin(admin.ModelAdmin):
         return super().get_queryset(request).prefetch_related("upstreams")
 
     def save_model(self, request: HttpRequest, client: Client, form, change: bool) -> None:
-        token = None if change else assign_new_token(client)
+        if not change:
+            client.issued_token = assign_new_token(client)
         super().save_model(request, client, form, change)
-        if token:
-            announce_token(request, client, token, "created")
+
+    def response_add(self, request: HttpRequest, client: Client, post_url_continue=None):
+        return token_page(self, request, client, client.issued_token, "created")
 
     def get_urls(self):
         regenerate = self.admin_site.admin_view(require_POST(self.regenerate_token_view))
@@ -107,12 +97,13 @@ class ClientAdmin(admin.ModelAdmin):
         if not self.has_change_permission(request, client):
             return HttpResponseRedirect(reverse("admin:index"))
         token = client_regenerate_token(client=client)
-        announce_token(request, client, token, "regenerated (the old token no longer works)")
-        return HttpResponseRedirect(reverse("admin:clients_client_change", args=[client.pk]))
+        return token_page(
+            self, request, client, token, "regenerated (the old token no longer works)"
+        )
 
 
 @admin.register(GlobalSettings)
-class GlobalSettingsAdmin(admin.ModelAdmin):
+class GlobalSettingsAdmin(ReadableFieldsMixin, admin.ModelAdmin):
     fieldsets = [
         (
             "Team-wide context management overrides",

@@ -49,11 +49,21 @@ def client_create(
     return client, token
 
 
-def client_regenerate_token(*, client: Client) -> str:
-    """Give the client a new token; the old one stops working at once."""
+def client_regenerate_token(*, client: Client, activate: bool = False) -> str:
+    """Give the client a new token; the old one stops working at once.
+
+    With `activate`, a revoked client becomes active again.
+    """
     token = assign_new_token(client)
-    client.save(update_fields=["token_hash", "token_prefix"])
+    client.is_active = client.is_active or activate
+    client.save(update_fields=["token_hash", "token_prefix", "is_active"])
     return token
+
+
+def client_revoke(*, client: Client) -> None:
+    """Deactivate the client: its token stops working at once (the record and reports stay)."""
+    client.is_active = False
+    client.save(update_fields=["is_active"])
 
 
 def client_for_token(token: str) -> Client | None:

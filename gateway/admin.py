@@ -1,41 +1,47 @@
 """Admin for upstream servers."""
 
-from urllib.parse import urlsplit
-
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.urls import path
 from django.views.decorators.http import require_POST
 
+from gateway.admin_actions import disable_upstreams, enable_upstreams
 from gateway.admin_catalog_preview import catalog_preview_view
 from gateway.admin_forms import UpstreamAdminForm
 from gateway.admin_import import import_view
 from gateway.admin_live_sessions import live_sessions_view
+from gateway.admin_powers import UpstreamPowersMixin
 from gateway.admin_test_connection import connection_check_view
 from gateway.models import Upstream
 from gateway.upstream_status import upstream_status
+from localrouter.admin_fields import ReadableFieldsMixin
+from localrouter.url_masking import mask_url
 
 
 @admin.register(Upstream)
-class UpstreamAdmin(admin.ModelAdmin):
+class UpstreamAdmin(ReadableFieldsMixin, UpstreamPowersMixin, admin.ModelAdmin):
     form = UpstreamAdminForm
     list_display = ["name", "transport", "target", "enabled", "timeout_seconds", "updated_at"]
     list_filter = ["transport", "enabled"]
     search_fields = ["name", "command", "url", "notes"]
+    actions = [enable_upstreams, disable_upstreams]
     fieldsets = [
         (None, {"fields": ["name", "transport", "enabled", "timeout_seconds", "notes"]}),
-        ("Local process (stdio)", {"fields": ["command", "args", "env_text", "cwd"]}),
-        ("HTTP (Streamable HTTP or legacy SSE)", {"fields": ["url", "headers_text"]}),
+        (
+            "Local process (stdio)",
+            {"fields": ["command", "args", "env_text", "cwd"], "classes": ["transport-stdio"]},
+        ),
+        (
+            "HTTP (Streamable HTTP or legacy SSE)",
+            {"fields": ["url", "headers_text"], "classes": ["transport-http"]},
+        ),
     ]
 
     @admin.display(description="command or URL")
     def target(self, upstream: Upstream) -> str:
         if upstream.transport == "stdio":
             return " ".join([upstream.command, *upstream.args])[:120]
-        parts = urlsplit(upstream.url)
-        # Never show userinfo or query strings: they often carry credentials.
-        port = f":{parts.port}" if parts.port else ""
-        return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+        return mask_url(upstream.url)
 
     def get_urls(self):
         check = self.admin_site.admin_view(require_POST(self.test_connection_view))

@@ -6,6 +6,7 @@ import re
 
 from django import forms
 
+from gateway.admin_widgets import StringListField, StringListWidget
 from gateway.models import Upstream
 
 MASK = "••••••••"
@@ -53,12 +54,19 @@ def parse_lines(text: str, stored: dict[str, str], *, separator: str) -> dict[st
 class UpstreamAdminForm(forms.ModelForm):
     """Edits env and headers as text lines without revealing stored values."""
 
+    args = StringListField(
+        label="Arguments",
+        required=False,
+        widget=StringListWidget(add_label="Add argument"),
+        help_text="One argument per box, passed as is (no shell quoting); empty boxes are dropped.",
+    )
     env_text = forms.CharField(
         label="Environment",
         required=False,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
         help_text=f"One NAME=value per line. Stored values show as {MASK}; leave them to keep "
-        "them. ${VAR} placeholders are kept as written.",
+        "them. ${VAR} and ${VAR:-default} are filled in from the gateway's environment (or "
+        ".env) each time the upstream starts.",
     )
     headers_text = forms.CharField(
         label="Headers",
@@ -74,10 +82,13 @@ class UpstreamAdminForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["env_text"].initial = masked_lines(self.instance.env or {}, separator="=")
-        self.fields["headers_text"].initial = masked_lines(
-            self.instance.headers or {}, separator=": "
-        )
+        # Either may be left out of the form (read-only for staff who are not superusers).
+        if "env_text" in self.fields:
+            self.fields["env_text"].initial = masked_lines(self.instance.env or {}, separator="=")
+        if "headers_text" in self.fields:
+            self.fields["headers_text"].initial = masked_lines(
+                self.instance.headers or {}, separator=": "
+            )
 
     def clean_env_text(self) -> dict[str, str]:
         return parse_lines(self.cleaned_data["env_text"], self.instance.env or {}, separator="=")

@@ -26,6 +26,11 @@ class ImportForm(forms.Form):
     update = forms.BooleanField(
         required=False, label="Replace upstreams that already exist (their notes stay)"
     )
+    dry_run = forms.BooleanField(
+        required=False,
+        label="Preview only",
+        help_text="Show what the import would do and which values are missing; save nothing.",
+    )
 
     def clean(self) -> dict:
         data = super().clean()
@@ -45,24 +50,32 @@ class ImportForm(forms.Form):
 
 
 def import_view(model_admin, request: HttpRequest) -> HttpResponse:
-    """GET shows the form; POST imports everything or nothing and says what happened."""
+    """GET shows the form; POST imports everything or nothing (or previews) and says what."""
     form = ImportForm(request.POST or None, request.FILES or None)
+    preview: list[str] = []
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             report = upstreams_import(
-                text=data["text"], source=data["source"], update=data["update"]
+                text=data["text"],
+                source=data["source"],
+                update=data["update"],
+                dry_run=data["dry_run"],
             )
         except ConfigFileError as error:
             form.add_error(None, str(error))
         else:
-            for line in report:
-                messages.info(request, line)
-            return HttpResponseRedirect(reverse("admin:gateway_upstream_changelist"))
+            if data["dry_run"]:
+                preview = report
+            else:
+                for line in report:
+                    messages.info(request, line)
+                return HttpResponseRedirect(reverse("admin:gateway_upstream_changelist"))
     context = {
         **model_admin.admin_site.each_context(request),
         "title": "Import MCP servers",
         "opts": model_admin.model._meta,
         "form": form,
+        "preview": preview,
     }
     return TemplateResponse(request, "admin/gateway/upstream/import.html", context)

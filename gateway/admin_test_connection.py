@@ -20,6 +20,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from gateway.admin_powers import may_run_upstreams
 from gateway.directory import spec_for
 from gateway.models import Upstream
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamSpec, stderr_tail
@@ -90,9 +91,9 @@ def _failure_message(upstream: Upstream, error: UpstreamError) -> str:
 
 def connection_check_view(model_admin, request: HttpRequest, upstream_id: int) -> HttpResponse:
     """POST: test the stored upstream's connection and come back to its page with the outcome."""
-    upstream = get_object_or_404(Upstream, pk=upstream_id)
-    if not model_admin.has_change_permission(request, upstream):
+    if not may_run_upstreams(request.user):
         raise PermissionDenied
+    upstream = get_object_or_404(Upstream, pk=upstream_id)
     spec = spec_for(upstream)
     for where in unexpanded_placeholders(spec):
         messages.warning(

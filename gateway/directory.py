@@ -4,31 +4,44 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
+from collections.abc import Mapping
 
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 from django.db.models.signals import post_delete, post_save
 
 from gateway.models import Upstream
+from gateway.placeholders import expand
 from gateway.upstreams import UpstreamSpec
 
 logger = logging.getLogger(__name__)
 CACHE_SECONDS = 5.0
 
 
-def spec_for(upstream: Upstream) -> UpstreamSpec:
-    """The connection spec of a stored upstream."""
+def spec_for(upstream: Upstream, environ: Mapping[str, str] | None = None) -> UpstreamSpec:
+    """The connection spec of a stored upstream, its `${VAR}` placeholders filled in from
+    `environ` (default: the gateway's environment; see `gateway.placeholders`)."""
+    environ = os.environ if environ is None else environ
+    unset: list[str] = []
+
+    def fill(text: str) -> str:
+        value, missing = expand(text, environ)
+        unset.extend(name for name in missing if name not in unset)
+        return value
+
     return UpstreamSpec(
         name=upstream.name,
         transport=upstream.transport,
-        command=upstream.command,
-        args=tuple(upstream.args),
-        env=dict(upstream.env),
-        cwd=upstream.cwd or None,
-        url=upstream.url,
-        headers=dict(upstream.headers),
+        command=fill(upstream.command),
+        args=tuple(fill(arg) for arg in upstream.args),
+        env={key: fill(value) for key, value in upstream.env.items()},
+        cwd=fill(upstream.cwd) or None,
+        url=fill(upstream.url),
+        headers={key: fill(value) for key, value in upstream.headers.items()},
         timeout=upstream.timeout_seconds,
+        unset=tuple(unset),
     )
 
 

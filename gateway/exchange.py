@@ -16,8 +16,9 @@ from mcp.server.auth.provider import AccessToken
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway import http_errors
-from gateway.envelope import inspect_body
+from gateway.envelope import Envelope, inspect_body
 from gateway.identity import ClientIdentity, bearer_token, identities
+from gateway.inflight import DuplicateRequestId, ServerStopping
 from gateway.runtime import Gateway, current_client, get_gateway
 from gateway.server import current_instructions
 
@@ -33,8 +34,10 @@ async def send_refusal(send: Send, refusal: tuple) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def admit(scope: dict, body: bytes) -> tuple[tuple | None, ClientIdentity | None, str | None]:
-    """(refusal, client, JSON-RPC method) for a request: Host, Origin, token, body checks."""
+async def admit(
+    scope: dict, body: bytes
+) -> tuple[tuple | None, ClientIdentity | None, Envelope | None]:
+    """(refusal, client, JSON-RPC envelope) for a request: Host, Origin, token, body checks."""
     headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
     if not http_errors.host_allowed(headers.get(b"host"), settings.ALLOWED_HOSTS):
         return http_errors.refusal(421, "Host not allowed (see ALLOWED_HOSTS)"), None, None
@@ -47,7 +50,7 @@ async def admit(scope: dict, body: bytes) -> tuple[tuple | None, ClientIdentity 
     identity = await identities.authenticate(token)
     if identity is None:
         return http_errors.unauthorized("invalid or revoked token"), None, None
-    method = None
+    envelope = Envelope()
     if scope["method"] == "POST":
         if not headers.get(b"content-type", "").lower().startswith("application/json"):
             return http_errors.refusal(415, "Content-Type must be application/json"), None, None
@@ -55,8 +58,7 @@ async def admit(scope: dict, body: bytes) -> tuple[tuple | None, ClientIdentity 
         if envelope.error is not None:
             code, message = envelope.error
             return http_errors.refusal(400, message, code=code), None, None
-        method = envelope.method
-    return None, identity, method
+    return None, identity, envelope
 
 
 def _header(scope: dict, name: bytes) -> str | None:
@@ -119,7 +121,7 @@ async def serve_exchange(
     scope: dict, body: bytes, receive: Receive, send: Send, *, forwarded: bool = False
 ) -> None:
     """Serve one exchange: refuse it, pass it to its owning worker, or run it here."""
-    refusal, identity, method = await admit(scope, body)
+    refusal, identity, envelope = await admit(scope, body)
     if refusal is not None:
         await send_refusal(send, refusal)
         return
@@ -131,8 +133,30 @@ async def serve_exchange(
             await _relay(gateway, owner, scope, body, send)
             return
         send = _claiming(gateway, send)
-    if method == "initialize":
+    if envelope.method == "initialize":
         # The handshake's instructions name the upstreams this client may use.
         current_instructions.set(await gateway.instructions_for_identity(identity))
+    await _serve_here(gateway, scope, identity, envelope, receive, send)
+
+
+async def _serve_here(
+    gateway: Gateway,
+    scope: dict,
+    identity: ClientIdentity,
+    envelope: Envelope,
+    receive: Receive,
+    send: Send,
+) -> None:
+    """Run the exchange in this worker's SDK host, unless it is stopping or the id is in use."""
     access = AccessToken(token="", client_id=str(identity.id), scopes=[])
-    await gateway.host.handle({**scope, "user": AuthenticatedUser(access)}, receive, send)
+    session_id = _header(scope, b"mcp-session-id")
+    # Keyed by client too: another client's guess at a session id learns nothing here.
+    session_key = f"{identity.id}/{session_id}" if session_id else None
+    try:
+        with gateway.inflight.serving(session_key, envelope.request_id):
+            await gateway.host.handle({**scope, "user": AuthenticatedUser(access)}, receive, send)
+    except DuplicateRequestId as error:
+        refusal = http_errors.refusal(400, str(error), request_id=error.request_id)
+        await send_refusal(send, refusal)
+    except ServerStopping:
+        await send_refusal(send, http_errors.stopping())

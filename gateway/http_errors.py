@@ -6,6 +6,7 @@ import json
 
 # JSON-RPC codes used at the HTTP layer (no request id is known yet).
 INVALID_REQUEST = -32600
+RETRY_AFTER_SECONDS = 5  # a restart, or another worker behind the balancer, takes over
 
 
 def refusal(
@@ -13,11 +14,12 @@ def refusal(
     message: str,
     *,
     code: int = INVALID_REQUEST,
+    request_id: str | int | None = None,
     extra_headers: list[tuple[bytes, bytes]] = (),
 ) -> tuple:
     """(status, headers, body) for a refused request."""
     body = json.dumps(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+        {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
     ).encode()
     headers = [(b"content-type", b"application/json"), *extra_headers]
     return status, headers, body
@@ -26,6 +28,12 @@ def refusal(
 def unauthorized(reason: str) -> tuple:
     challenge = f'Bearer realm="localrouter", error="invalid_token", error_description="{reason}"'
     return refusal(401, reason, extra_headers=[(b"www-authenticate", challenge.encode())])
+
+
+def stopping() -> tuple:
+    """503 for a request that reached a worker on its way down; another will serve it."""
+    retry_after = (b"retry-after", str(RETRY_AFTER_SECONDS).encode())
+    return refusal(503, "server is shutting down; retry shortly", extra_headers=[retry_after])
 
 
 def origin_allowed(origin: str | None, allowed: list[str]) -> bool:

@@ -9,6 +9,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
+from gateway.placeholders import expand
+
 UPSTREAM_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
 
@@ -83,8 +85,12 @@ class Upstream(models.Model):
             if not self.command.strip():
                 errors["command"] = "a stdio upstream needs a command to run"
         else:
-            parts = urlsplit(self.url)
-            if parts.scheme not in ("http", "https") or not parts.netloc:
+            # A URL from a placeholder without a default is checked once it is filled in.
+            url = expand(self.url, {})[0]
+            parts = urlsplit(url)
+            if not url.startswith("${") and (
+                parts.scheme not in ("http", "https") or not parts.netloc
+            ):
                 errors["url"] = "an HTTP upstream needs an http:// or https:// URL"
         if not isinstance(self.args, list) or not all(isinstance(a, str) for a in self.args):
             errors["args"] = "must be a list of strings"

@@ -5,17 +5,38 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import UTC, datetime
+import time
+from datetime import UTC, datetime, timedelta
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.db import close_old_connections
+from django.db.models import F
 
 from gateway.last_seen import LastSeen, mark_seen
-from gateway.session import GatewaySession
+from gateway.session import GatewaySession, expiry_check_seconds
 from indexing.models import IndexedLabel, SessionRecord
 
 logger = logging.getLogger(__name__)
 FLUSH_SECONDS = 10.0
+
+
+def abandoned_after_seconds() -> float:
+    """How long an open record can go unwritten before no process can still hold its session.
+
+    A live session's record is written within FLUSH_SECONDS of each request, and an idle
+    session ends (closing its record) within the idle timeout plus one expiry check.
+    """
+    timeout = float(settings.MCP_SESSION_IDLE_TIMEOUT)
+    return timeout + expiry_check_seconds(timeout) + FLUSH_SECONDS
+
+
+def _close_abandoned(cutoff: datetime) -> int:
+    """Mark ended the records a killed process left open; their end is their last write."""
+    close_old_connections()
+    return SessionRecord.objects.filter(ended_at__isnull=True, last_activity_at__lt=cutoff).update(
+        ended_at=F("last_activity_at")
+    )
 
 
 def _fields(session: GatewaySession, *, ended: bool) -> dict:
@@ -88,6 +109,7 @@ class SessionRecorder:
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
         self.last_seen = LastSeen()
+        self._next_sweep = 0.0  # the first flush also closes records left open by a crash
 
     def changed(self, session: GatewaySession, *, ended: bool = False) -> None:
         """Note that a session started, progressed or ended; written soon, not now."""
@@ -103,6 +125,21 @@ class SessionRecorder:
                 await asyncio.wait_for(self._wake.wait(), FLUSH_SECONDS)
             self._wake.clear()
             await self.flush()
+            if time.monotonic() >= self._next_sweep:
+                await self.close_abandoned()
+
+    async def close_abandoned(self) -> None:
+        """Close the records of sessions whose process died (SIGKILL, power loss)."""
+        after = abandoned_after_seconds()
+        self._next_sweep = time.monotonic() + min(300.0, after / 2)
+        cutoff = datetime.now(UTC) - timedelta(seconds=after)
+        try:
+            closed = await sync_to_async(_close_abandoned, thread_sensitive=False)(cutoff)
+        except Exception:
+            logger.exception("could not close abandoned session records")
+            return
+        if closed:
+            logger.info("closed %d session record(s) left open by a stopped process", closed)
 
     async def flush(self) -> None:
         """Write every pending change now."""

@@ -22,11 +22,12 @@ from gateway.directory import directory
 from gateway.forwarding import Forwarding
 from gateway.host import McpHost
 from gateway.identity import ClientIdentity
+from gateway.inflight import InFlightRequests
 from gateway.listings import Listings, UpstreamListing
 from gateway.records import SessionRecorder
 from gateway.reverse_requests import CallerRegistry
 from gateway.server import build_server
-from gateway.session import GatewaySession
+from gateway.session import GatewaySession, expiry_check_seconds
 from gateway.session_index import CatalogTemplate
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
 from indexing.catalog_plan import CatalogPlan
@@ -55,6 +56,7 @@ class Gateway:
         )
         self.directory = directory
         self.sessions: dict[str, GatewaySession] = {}
+        self.inflight = InFlightRequests()
         self.recorder = SessionRecorder()
         self.bus = InMemorySubscriptionBus()
         self._sweeper: asyncio.Task | None = None
@@ -134,6 +136,7 @@ class Gateway:
         if session is None:
             session = self._new_session(ctx, connection)
             connection.state[SESSION_STATE_KEY] = session
+        session.touch()
         return session
 
     def _new_session(self, ctx, connection) -> GatewaySession:
@@ -170,7 +173,7 @@ class Gateway:
         """End 2026-07-28 clients' gateway sessions (and their stores) once they go idle."""
         timeout = settings.MCP_SESSION_IDLE_TIMEOUT
         while True:
-            await asyncio.sleep(min(30.0, timeout / 2))
+            await asyncio.sleep(expiry_check_seconds(timeout))
             now = time.monotonic()
             for session in list(self.sessions.values()):
                 if session.connection is None and now - session.last_activity > timeout:
@@ -221,7 +224,14 @@ class Gateway:
                 await session.connection.notify("notifications/message", data)
 
     async def aclose(self) -> None:
-        """End every session, stop upstream processes, write pending records."""
+        """Let running requests finish (within the grace period), then end every session,
+        stop upstream processes and write pending records."""
+        grace = settings.MCP_SHUTDOWN_GRACE_SECONDS
+        unfinished = await self.inflight.close(grace)
+        if unfinished:
+            logger.warning(
+                "%d request(s) still running after %g s are cancelled", unfinished, grace
+            )
         if self._sweeper is not None:
             self._sweeper.cancel()
         await self.host.aclose()

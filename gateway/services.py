@@ -2,45 +2,110 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from gateway.mcp_config import ConfigFileError, parse_config
+from gateway.env_file import parse_env_file
+from gateway.mcp_config import ConfigFileError, ServerEntry, parse_config
 from gateway.models import Upstream
+from gateway.placeholders import missing_variables
 from localrouter.validation import describe
 
-FIELDS = ("transport", "command", "args", "env", "cwd", "url", "headers")
+FIELDS = ("transport", "command", "args", "env", "cwd", "url", "headers", "enabled")
 
 
-def upstreams_import(*, text: str, source: str, update: bool) -> list[str]:
+def upstreams_import(
+    *,
+    text: str,
+    source: str,
+    update: bool,
+    dry_run: bool = False,
+    base_dir: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[str]:
     """Create (or with `update`, replace) the upstreams a config file lists.
 
-    Returns one line per server saying what happened. Nothing is saved unless every
-    server is valid.
+    Returns one line per server saying what happened and which placeholder variables
+    `environ` (default: this process's environment) still lacks. Nothing is saved unless
+    every server is valid, nor ever with `dry_run`. `base_dir` is the config file's folder:
+    `envFile`s are read relative to it (without it they are not read).
 
     Raises:
         ConfigFileError: the file is malformed or a server in it is invalid (names the place).
     """
-    entries = parse_config(text, source=source)
+    environ = os.environ if environ is None else environ
+    entries = parse_config(text, source=source, workspace=_workspace(base_dir))
     if not entries:
         raise ConfigFileError(f"{source}: the file lists no servers")
     report: list[str] = []
     with transaction.atomic():
         for entry in entries:
-            upstream = Upstream.objects.filter(name=entry.name).first()
-            if upstream is not None and not update:
-                report.append(f"skipped  {entry.name} (exists; use --update to replace it)")
-                continue
-            verb = "updated " if upstream else "created "
-            upstream = upstream or Upstream(name=entry.name)
-            for field in FIELDS:
-                setattr(upstream, field, getattr(entry, field))
-            try:
-                upstream.full_clean()
-            except ValidationError as error:
-                raise ConfigFileError(
-                    f"{entry.name}: {describe(error)} (nothing imported)"
-                ) from None
-            upstream.save()
-            report.append(f"{verb} {entry.name} ({entry.transport})")
+            report.append(_import_one(entry, update=update, base_dir=base_dir, environ=environ))
+        if dry_run:
+            transaction.set_rollback(True)
     return report
+
+
+def _import_one(
+    entry: ServerEntry, *, update: bool, base_dir: Path | None, environ: Mapping[str, str]
+) -> str:
+    upstream = Upstream.objects.filter(name=entry.name).first()
+    if upstream is not None and not update:
+        return f"skipped  {entry.name} (exists, kept as it is)"
+    verb = "updated " if upstream else "created "
+    upstream = upstream or Upstream(name=entry.name)
+    notes = list(entry.notes)
+    if entry.env_file:
+        file_env, note = _read_env_file(entry.env_file, base_dir)
+        entry.env = {**file_env, **entry.env}
+        notes += [note] if note else []
+    for field in FIELDS:
+        setattr(upstream, field, getattr(entry, field))
+    if entry.timeout is not None:
+        upstream.timeout_seconds = entry.timeout
+    try:
+        upstream.full_clean()
+    except ValidationError as error:
+        raise ConfigFileError(f"{entry.name}: {describe(error)} (nothing imported)") from None
+    upstream.save()
+    kind = entry.transport if entry.enabled else f"{entry.transport}, disabled"
+    missing = missing_variables(_settings_text(upstream), environ)
+    if missing:
+        notes.append(f"needs {', '.join(missing)} in the gateway's environment")
+    return f"{verb} {entry.name} ({kind})" + "".join(f"; {note}" for note in notes)
+
+
+def _settings_text(upstream: Upstream) -> list[str]:
+    """Every setting that may hold a placeholder."""
+    return [
+        upstream.command,
+        *upstream.args,
+        *upstream.env.values(),
+        upstream.cwd,
+        upstream.url,
+        *upstream.headers.values(),
+    ]
+
+
+def _read_env_file(name: str, base_dir: Path | None) -> tuple[dict[str, str], str]:
+    """The variables of an `envFile`, and a note when it could not be read."""
+    # Only the command reads files: a pasted config must not read files on the server.
+    if base_dir is None:
+        return {}, f"envFile {name} not read (import the file with the command instead)"
+    path = base_dir / Path(name).expanduser()
+    try:
+        return parse_env_file(path.read_text(encoding="utf-8")), ""
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or type(error).__name__
+        return {}, f"envFile {path} not read ({reason})"
+
+
+def _workspace(base_dir: Path | None) -> str | None:
+    """The project folder: the config's folder, or its parent for .vscode/ and .cursor/."""
+    if base_dir is None:
+        return None
+    return str(base_dir.parent if base_dir.name in (".vscode", ".cursor") else base_dir)

@@ -15,6 +15,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.catalog import MergedCatalog
 from gateway.catalog_view import CatalogView
@@ -25,6 +26,14 @@ from gateway.upstreams import UpstreamError
 logger = logging.getLogger(__name__)
 
 UNKNOWN_TOOL = "Unknown tool: {name}"
+# Resource not found: -32002 up to protocol 2025-11-25; 2026-07-28 retired it for
+# Invalid Params (SEP-2164). mcp_types names neither.
+RESOURCE_NOT_FOUND = -32002
+
+
+def expiry_check_seconds(idle_timeout: float) -> float:
+    """How often sessions without a connection are checked for having gone idle."""
+    return min(30.0, idle_timeout / 2)
 
 
 @dataclass
@@ -79,7 +88,10 @@ class GatewaySession:
         return self._view
 
     def touch(self) -> None:
+        """Note a request: keeps the session from expiring and its record fresh."""
         self.last_activity = time.monotonic()
+        if not self.closed:
+            self.gateway.recorder.changed(self)
 
     async def view(self) -> CatalogView:
         """The catalog as this client sees it, recomputed when an upstream listing changed."""
@@ -158,11 +170,20 @@ class GatewaySession:
         self.touch()
         route = (await self.catalog()).route_resource(uri)
         if route is None:
-            raise MCPError(code=types.RESOURCE_NOT_FOUND, message=f"Unknown resource: {uri}")
+            raise MCPError(
+                code=self._resource_not_found_code(),
+                message=f"Resource not found: {uri}",
+                data={"uri": uri},
+            )
         upstream, original = route
         result = await self._upstream_call(upstream, lambda c: c.read_resource(original))
         contents = [c.model_copy(update={"uri": uri}) for c in result.contents]
         return result.model_copy(update={"contents": contents})
+
+    def _resource_not_found_code(self) -> int:
+        if self.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return types.INVALID_PARAMS
+        return RESOURCE_NOT_FOUND
 
     async def get_prompt(
         self, name: str, arguments: dict[str, str] | None

@@ -1,7 +1,8 @@
 """Validation of IndexSearch and IndexRead arguments; bad values raise IndexToolError.
 
-Limits are lenient where intent is clear: whole numbers may arrive as `7`, `7.0` or `"7"`,
-and values outside the allowed range are clamped rather than refused.
+Whole numbers may arrive as `7`, `7.0` or `"7"`, and a limit over its maximum counts as
+the maximum (as the tools' descriptions say); what the schemas exclude (a limit below 1,
+queries that are not a list) is refused with an error that shows the expected form.
 """
 
 import re
@@ -20,17 +21,19 @@ def _shown(value: object) -> str:
 
 
 def parse_limit(value: object, *, default: int, maximum: int | None = None) -> int:
-    """Return `value` as a whole number clamped to 1..maximum, or `default` when absent.
+    """Return `value` as a whole number of at most `maximum`, or `default` when absent.
 
     Raises:
-        IndexToolError: the value is not a whole number.
+        IndexToolError: the value is not a whole number, or is below 1.
     """
     if value is None:
         return default
     number = _whole_number(value)
     if number is None:
         raise IndexToolError(f"limit must be a whole number, got {_shown(value)}")
-    return max(1, number if maximum is None else min(number, maximum))
+    if number < 1:
+        raise IndexToolError(f"limit must be at least 1, got {_shown(value)}")
+    return number if maximum is None else min(number, maximum)
 
 
 def _whole_number(value: object) -> int | None:
@@ -67,16 +70,29 @@ def parse_offset(value: object) -> tuple[int, int]:
     return line, part
 
 
+def parse_flag(value: object, name: str) -> bool:
+    """Return a yes/no argument: `true`/`false` (or `"true"`/`"false"`); False when absent.
+
+    Raises:
+        IndexToolError: anything else.
+    """
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise IndexToolError(f"{name} must be true or false, got {_shown(value)}")
+
+
 def parse_queries(value: object) -> list[str]:
-    """Return the list of query strings; a single string counts as one query.
+    """Return the list of query strings.
 
     Raises:
         IndexToolError: not a non-empty list of at most MAX_QUERIES strings.
     """
-    if isinstance(value, str):
-        return [value]
     if not isinstance(value, list | tuple) or not value:
-        raise IndexToolError(f"queries must be a non-empty list of strings, got {_shown(value)}")
+        raise IndexToolError(
+            f'queries must be a non-empty list of strings such as ["<terms>"], got {_shown(value)}'
+        )
     if not all(isinstance(query, str) for query in value):
         raise IndexToolError("queries must contain only strings")
     if len(value) > MAX_QUERIES:

@@ -20,7 +20,7 @@ from indexing.chunker import (
     chunk_document,
 )
 from indexing.chunker.sizing import TARGET_CHUNK_CHARS
-from indexing.text import one_line, sanitize, split_lines
+from indexing.text import one_line, split_lines, without_lone_surrogates
 
 _STRUCTURE = re.compile(r"\n {0,3}(?:[#`~]|[=-]+[ \t]*(?=\n|\Z))")
 """A line after the first that may open Markdown structure (heading, fence, setext
@@ -32,7 +32,7 @@ _HEADINGS = ("# ", "## ")
 
 def chunk_catalog_document(text: str) -> ParsedDocument:
     """Chunks and outline of a catalog document, as `chunk_document(text, MARKDOWN)` makes them."""
-    text = sanitize(text, keep_crlf=True)
+    text = without_lone_surrogates(text)
     if "\r" in text or not text.startswith(_HEADINGS[0]):
         return chunk_document(text, DocumentFormat.MARKDOWN)
     sections = [0, *(match.start() + 1 for match in _STRUCTURE.finditer(text))]

@@ -39,6 +39,11 @@ class Series:
     color: str
 
 
+MAX_LABEL_CHARS = 26
+"""Longer row names are cut (the full name is the label's tooltip): 26 characters fit in
+the 200 units left of the bars at the charts' 12-unit font."""
+
+
 def _n(value: float) -> str:
     """A coordinate with one decimal (format_html escapes arguments to text first)."""
     return f"{value:.1f}"
@@ -46,9 +51,10 @@ def _n(value: float) -> str:
 
 def _svg(width: int, height: int, title: str, body: SafeString, css_class: str) -> SafeString:
     return format_html(
-        '<svg class="chart {}" role="img" aria-label="{}" viewBox="0 0 {} {}" width="100%" '
-        'style="max-width:{}px" xmlns="http://www.w3.org/2000/svg" '
-        'font-family="sans-serif" font-size="11"><title>{}</title>{}</svg>',
+        # Drawn at its own size (never stretched), shrunk only where the page is narrower.
+        '<svg class="chart {}" role="img" aria-label="{}" viewBox="0 0 {} {}" width="{}" '
+        'style="max-width:100%;height:auto" xmlns="http://www.w3.org/2000/svg" '
+        'font-family="sans-serif" font-size="12"><title>{}</title>{}</svg>',
         css_class,
         title,
         width,
@@ -97,7 +103,7 @@ def paired_bar_chart(
     legend: bool = True,
 ) -> SafeString:
     """Horizontal bars in groups: one group per row name, one bar per series."""
-    label_width, value_width, bar_height, gap = 170, 90, 14, 10
+    label_width, value_width, bar_height, gap = 200, 90, 16, 10
     top = 22 if legend else 6
     group_height = bar_height * len(series) + gap
     height = top + max(1, len(rows)) * group_height
@@ -108,7 +114,7 @@ def paired_bar_chart(
         parts.append(format_html('<text x="{}" y="{}">No data yet.</text>', label_width, top + 12))
     for n, (name, values) in enumerate(rows):
         y = top + n * group_height
-        shown = name if len(name) <= 28 else name[:27] + "…"
+        shown = name if len(name) <= MAX_LABEL_CHARS else name[: MAX_LABEL_CHARS - 1] + "…"
         parts.append(
             format_html(
                 '<text x="{}" y="{}" text-anchor="end" fill="currentColor">{}<title>{}</title>'

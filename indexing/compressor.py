@@ -131,7 +131,7 @@ class ResponseCompressor:
         feed = ChunkFeed(chunking.lines, expected_bytes=original_bytes)
         try:
             reservation = self.store.reserve(
-                label.text, chunking.format, feed, tool=tool_name, run=label.run
+                label.text, chunking.format, feed, tool=tool_name, run=label.run, raw=chunking.raw
             )
         except DocumentTooLargeError as error:
             _log_too_large(tool_name, error)
@@ -143,12 +143,14 @@ class ResponseCompressor:
         try:
             for chunk in chain(() if first is None else (first,), chunking.chunks):
                 feed.add(chunk)
-            self.store.check_fits(chunking.lines.utf8_size())  # pretty JSON may outgrow it
+            raw_bytes = 0 if chunking.raw is None else chunking.raw.utf8_size()
+            self.store.check_fits(chunking.lines.utf8_size() + raw_bytes)  # pretty may outgrow
             placeholder = render(
                 label=label.text,
                 original_bytes=original_bytes,
                 lines=chunking.lines,
                 outline=chunking.outline,
+                pretty_from=None if chunking.raw is None else len(chunking.raw),
             )
             placeholder_bytes.set_result(utf8_size(placeholder))
             kept = placeholder_bytes.result() < original_bytes

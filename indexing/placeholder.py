@@ -16,12 +16,17 @@ def render_placeholder(
     outline: list[OutlineEntry],
     search_tool: str,
     read_tool: str,
+    pretty_from: int | None = None,
 ) -> str:
-    """Render the placeholder in the shape of SPEC §2."""
+    """Render the placeholder in the shape of SPEC §2. `pretty_from` is the line count of
+    minified JSON served pretty-printed: said in the first line, with a hint to read it
+    as sent."""
     quoted = json.dumps(label, ensure_ascii=False)
     preview, marker = render_preview(lines)
+    pretty = "" if pretty_from is None else f", pretty-printed from {_lines(pretty_from)}"
     sections = [
-        f"[Response compressed — {original_bytes} bytes, {len(lines)} lines, indexed as {quoted}]",
+        f"[Response compressed — {original_bytes} bytes, {len(lines)} lines, "
+        f"indexed as {quoted}{pretty}]",
         f"{preview}\n{marker}" if preview else marker,
     ]
     contents = render_contents(outline)
@@ -31,8 +36,17 @@ def render_placeholder(
         f"Read all of it: {read_tool}(label={quoted}, limit={len(lines)})\n"
         f'Read a range:   {read_tool}(label={quoted}, offset="<line>", limit=<lines>)\n'
         f'Search it:      {search_tool}(queries=["<terms>"], source={quoted})'
+        + (
+            ""
+            if pretty_from is None
+            else f"\nRead as sent:   {read_tool}(label={quoted}, raw=true)"
+        )
     )
     return "\n\n".join(sections)
+
+
+def _lines(count: int) -> str:
+    return "1 line" if count == 1 else f"{count} lines"
 
 
 def render_preview(lines: Lines) -> tuple[str, str]:

@@ -1,20 +1,37 @@
 """IndexRead: a document's lines, numbered, in pages of at most ~64 KB."""
 
-from indexing.arguments import parse_label, parse_limit, parse_offset
+from indexing.arguments import parse_flag, parse_label, parse_limit, parse_offset
 from indexing.errors import IndexToolError
 from indexing.store import LineSlice, SessionStore
+from indexing.store_pages import line_slices
 from indexing.text import LINE_PART_CHARS, part_count, utf8_size
 
 DEFAULT_READ_LINES = 200
 MAX_READ_BYTES = 64 * 1024
+CARRIAGE_RETURN_NOTE = (
+    "[lines are split at \\n only: this text's \\r characters (\\r\\n or lone \\r line ends)"
+    " are kept, as sent, in the lines' text]"
+)
+"""Heads every page of a text holding `\\r`: lines are split at `\\n` only."""
+FINAL_NEWLINE_NOTE = "[the text ends with a newline]"
+"""Follows the last line of a text that ends with `\\n` (one that does not ends without it)."""
 
 
 def format_read(
-    store: SessionStore, label: object, offset: object = None, limit: object = None
+    store: SessionStore,
+    label: object,
+    offset: object = None,
+    limit: object = None,
+    raw: object = None,
 ) -> str:
     """Return up to `limit` whole lines from `offset` as `N: text` (`N-M: text` for parts).
 
-    Ends with `[173 more lines — continue with offset="61"]` when lines remain.
+    Ends with `[173 more lines — continue with offset="61"]` when lines remain. Lines are
+    split at `\\n` only and served exactly as they are in the text; notes in brackets say
+    what the numbered lines cannot (`CARRIAGE_RETURN_NOTE`, `FINAL_NEWLINE_NOTE`), so that
+    joining every page's lines by the rule docs/gateway.md states gives the text back byte
+    for byte.
+    `raw` reads the text as sent where the lines served are pretty-printed JSON.
 
     Raises:
         IndexToolError: bad arguments, an unknown label, or an evicted one.
@@ -22,23 +39,26 @@ def format_read(
     name = parse_label(label)
     line, part = parse_offset(offset)
     count = parse_limit(limit, default=DEFAULT_READ_LINES)
-    info = store.document(name)
-    if info.line_count == 0:
+    lines = store.lines(name, raw=parse_flag(raw, "raw"))
+    line_count = len(lines)
+    if line_count == 0:
         return f'"{name}" is empty.'
-    if line > info.line_count:
-        raise IndexToolError(
-            f'offset "{line}" is past the end: "{name}" has {info.line_count} lines'
-        )
-    last = min(info.line_count, line + count - 1)
-    slices = store.read_lines(
-        name, line, last, skip_chars=(part - 1) * LINE_PART_CHARS, max_chars=MAX_READ_BYTES
+    if line > line_count:
+        raise IndexToolError(f'offset "{line}" is past the end: "{name}" has {line_count} lines')
+    last = min(line_count, line + count - 1)
+    slices = line_slices(
+        lines, line, last, skip_chars=(part - 1) * LINE_PART_CHARS, max_chars=MAX_READ_BYTES
     )
     _check_part(slices[0], part)
     rendered, resume = _render(slices)
-    if resume is None and slices[-1].number < info.line_count:
+    if resume is None and slices[-1].number < line_count:
         resume = (slices[-1].number + 1, 1)
+    if b"\r" in lines.text:
+        rendered.insert(0, CARRIAGE_RETURN_NOTE)
     if resume is not None:
-        rendered.append(_footer(info.line_count, *resume))
+        rendered.append(_footer(line_count, *resume))
+    elif lines.text.endswith(b"\n"):
+        rendered.append(FINAL_NEWLINE_NOTE)
     return "\n".join(rendered)
 
 

@@ -87,6 +87,12 @@ def calls_by_upstream(calls_by_tool: dict[str, int]) -> list[UpstreamCalls]:
     return sorted(rows, key=lambda row: (-row.total, row.upstream))
 
 
+def session_duration(record: SessionRecord) -> timedelta:
+    """From start to end (or to the last activity while the session lives), whole seconds."""
+    end = record.ended_at or record.last_activity_at
+    return timedelta(seconds=max(0, round((end - record.started_at).total_seconds())))
+
+
 @dataclass(frozen=True)
 class SessionReport:
     """Everything the per-session report page shows."""
@@ -100,9 +106,7 @@ class SessionReport:
 
     @property
     def duration(self) -> timedelta:
-        end = self.record.ended_at or self.record.last_activity_at
-        seconds = (end - self.record.started_at).total_seconds()
-        return timedelta(seconds=max(0, round(seconds)))
+        return session_duration(self.record)
 
     @property
     def indexed(self) -> Savings:

@@ -39,6 +39,15 @@ class _Entry(NamedTuple):
     format: DocumentFormat
     feed: ChunkFeed  # its lines, and its chunks: all there, or still being made
     with_trigrams: bool
+    raw: Lines | None = None  # the text as sent, when `feed.lines` are pretty-printed JSON
+
+    def expected_bytes(self) -> int:
+        """What the document counts against the store's bound (its raw text too)."""
+        return self.feed.expected_bytes + (0 if self.raw is None else self.raw.utf8_size())
+
+    def written_bytes(self) -> int:
+        """`expected_bytes` once its lines are written."""
+        return self.feed.lines.utf8_size() + (0 if self.raw is None else self.raw.utf8_size())
 
 
 class Reservation:
@@ -91,6 +100,7 @@ class SessionStore:
         self._failed: dict[str, str] = {}
         self._documents: dict[str, DocumentInfo] = {}
         self._lines: dict[str, Lines] = {}
+        self._raw: dict[str, Lines] = {}
         self._chunks: dict[str, ChunkList] = {}
         self._evicted: dict[str, DocumentInfo] = {}
         self._total_bytes = 0
@@ -109,6 +119,7 @@ class SessionStore:
             self._connection.backup(twin._connection)
             twin._documents = dict(self._documents)
             twin._lines = dict(self._lines)  # immutable: shared, not copied
+            twin._raw = dict(self._raw)
             twin._chunks = dict(self._chunks)
             twin._evicted = dict(self._evicted)
             twin._total_bytes = self._total_bytes
@@ -145,7 +156,7 @@ class SessionStore:
         document = chunk_document(text, format)
         feed = ChunkFeed(document.lines, document.chunks)
         reservation = self.reserve(
-            label, document.format, feed, tool=tool, run=run, trigrams=trigrams
+            label, document.format, feed, tool=tool, run=run, trigrams=trigrams, raw=document.raw
         )
         stats = reservation.commit()
         return replace(stats, seconds=time.perf_counter() - started)
@@ -196,7 +207,7 @@ class SessionStore:
             entries = [
                 self._entry(
                     label, document.format, ChunkFeed(document.lines, document.chunks), trigrams
-                )
+                )._replace(raw=document.raw)
                 for label, document in documents
             ]
             infos = self._insert(entries, tool, None)
@@ -212,18 +223,20 @@ class SessionStore:
         tool: str,
         run: int | None = None,
         trigrams: bool = True,
+        raw: Lines | None = None,
     ) -> Reservation:
         """Accept a document for `label`; the reservation's `commit()` indexes it, evicting
         old documents if needed. Its chunks may still be coming: `commit` indexes them as
-        the feed hands them over.
+        the feed hands them over. `raw` is the text as sent, kept beside lines that are
+        not (minified JSON pretty-printed) for `lines(label, raw=True)`.
 
         Raises:
             ValueError: the label is already in use (labels are never reused).
             DocumentTooLargeError: the document alone exceeds `max_bytes`.
         """
         with self._lock:
-            entry = self._entry(label, format, feed, trigrams)
-            self.check_fits(feed.expected_bytes)
+            entry = self._entry(label, format, feed, trigrams)._replace(raw=raw)
+            self.check_fits(entry.expected_bytes())
             reservation = self._reserved[label] = Reservation(self, entry, tool, run)
             return reservation
 
@@ -283,7 +296,7 @@ class SessionStore:
             DocumentTooLargeError: the documents together exceed `max_bytes`, expected or
                 written (nothing of them is kept).
         """
-        needed = sum(entry.feed.expected_bytes for entry in entries)
+        needed = sum(entry.expected_bytes() for entry in entries)
         self.check_fits(needed)
         self._make_room(needed)
         # Only the last document's chunks may still be coming: the others' ids are known.
@@ -293,7 +306,7 @@ class SessionStore:
             documents = list(zip(entries, firsts, strict=True))
             for with_trigrams, group in groupby(documents, key=lambda pair: pair[0].with_trigrams):
                 self._write_rows([(entry.feed, first) for entry, first in group], with_trigrams)
-            self.check_fits(sum(entry.feed.lines.utf8_size() for entry in entries))  # written
+            self.check_fits(sum(entry.written_bytes() for entry in entries))  # written
         self._unbind(with_trigrams=any(entry.with_trigrams for entry in entries))
         infos = [
             DocumentInfo(
@@ -303,7 +316,7 @@ class SessionStore:
                 run,
                 entry.format,
                 len(entry.feed.lines),
-                entry.feed.lines.utf8_size(),  # written now
+                entry.written_bytes(),  # written now
                 entry.with_trigrams,
                 first,
                 first + len(entry.feed.chunks) - 1,
@@ -316,6 +329,8 @@ class SessionStore:
         for info, entry in zip(infos, entries, strict=True):
             self._documents[info.label] = info
             self._lines[info.label] = entry.feed.lines
+            if entry.raw is not None:
+                self._raw[info.label] = entry.raw
             self._chunks[info.label] = entry.feed.chunks
             self._total_bytes += info.byte_count
         self._make_room(0, keep=len(infos))  # a document may have come out larger
@@ -373,6 +388,7 @@ class SessionStore:
         self._unbind(with_trigrams=info.has_trigrams, delete=True)
         del self._documents[info.label]
         del self._lines[info.label]
+        self._raw.pop(info.label, None)
         del self._chunks[info.label]
         self._evicted[info.label] = info
         self._total_bytes -= info.byte_count
@@ -481,9 +497,20 @@ class SessionStore:
             LabelEvictedError: the document was evicted.
             IndexToolError: no document ever had this label.
         """
+        return line_slices(self.lines(label), first, last, skip_chars, max_chars)
+
+    def lines(self, label: str, *, raw: bool = False) -> Lines:
+        """A live document's lines as IndexRead serves them, or with `raw` its text exactly
+        as sent (the same lines, unless minified JSON was pretty-printed). Complete, never
+        changed again: read them without the lock.
+
+        Raises:
+            LabelEvictedError: the document was evicted.
+            IndexToolError: no document ever had this label.
+        """
         with self._lock:
             self.document(label)  # waits for reserved documents; raises for an unknown label
-            return line_slices(self._lines[label], first, last, skip_chars, max_chars)
+            return (self._raw.get(label) if raw else None) or self._lines[label]
 
     def close(self) -> None:
         """Free the database; the store must not be used afterwards."""
@@ -492,4 +519,5 @@ class SessionStore:
             self._connection.close()
             self._documents.clear()
             self._lines.clear()
+            self._raw.clear()
             self._chunks.clear()

@@ -9,8 +9,6 @@ LINE_PART_CHARS = 2000
 UTF8_BLOCK_CHARS = 1 << 14
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LONE_CARRIAGE_RETURN = re.compile("\r(?!\n)")
-_LINE_END = re.compile(rb"\r\n?")
-_NUL, _REPLACEMENT = b"\x00", "\ufffd".encode()
 
 
 def sanitize(text: str, *, keep_crlf: bool = False) -> str:
@@ -20,9 +18,7 @@ def sanitize(text: str, *, keep_crlf: bool = False) -> str:
     large clean text is not copied where line ends do not matter (JSON is parsed and
     written anew). Documents served by line are made by `encode_document` instead.
     """
-    # isascii is O(1) on CPython; only non-ASCII text can hold surrogates.
-    if not text.isascii() and not _encodes(text):
-        text = _LONE_SURROGATE.sub("\ufffd", text)
+    text = without_lone_surrogates(text)
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     if "\r" in text:
@@ -33,41 +29,39 @@ def sanitize(text: str, *, keep_crlf: bool = False) -> str:
     return text
 
 
+def without_lone_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (which has no UTF-8 form) replaced by U+FFFD."""
+    # isascii is O(1) on CPython; only non-ASCII text can hold surrogates.
+    if not text.isascii() and not _encodes(text):
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
 class EncodedDocument(NamedTuple):
     """A document's UTF-8 text as `encode_document` makes it, and the size of the original."""
 
     data: bytearray
     source_bytes: int
-    """`utf8_size` of the text as given (before NUL and `\\r\\n` were replaced)."""
+    """`utf8_size` of the text as given (the same as `len(data)`: a lone surrogate and the
+    U+FFFD replacing it both take 3 bytes)."""
 
 
 def encode_document(text: str) -> EncodedDocument:
-    """Return `text` as UTF-8 safe for SQLite and line numbers, as `sanitize` makes it.
+    """Return `text` as UTF-8, exactly as given: `\\r\\n` and lone `\\r` line ends, tabs, NUL
+    and every other control character are kept (IndexRead gives them back).
 
-    Lone surrogates and NUL become U+FFFD, `\\r\\n` and a lone `\\r` become `\\n`. Done a block
-    at a time, into one buffer: the text is never copied whole as a `str` (which can take
-    4 bytes a character) and never held twice. The original's size is counted on the way
-    (a lone surrogate and its U+FFFD both take 3 bytes).
+    Only a lone surrogate, which has no UTF-8 form (JSON can carry `"\\ud800"`), becomes
+    U+FFFD. Done a block at a time, into one buffer: the text is never copied whole as a
+    `str` (which can take 4 bytes a character) and never held twice.
     """
     data = bytearray()
-    source_bytes = start = 0
-    while start < len(text):
-        end = start + UTF8_BLOCK_CHARS
-        if text[end - 1 : end + 1] == "\r\n":
-            end += 1  # a `\r\n` is never cut between blocks
-        block = text[start:end]
+    for start in range(0, len(text), UTF8_BLOCK_CHARS):
+        block = text[start : start + UTF8_BLOCK_CHARS]
         try:
-            encoded = block.encode("utf-8")
+            data += block.encode("utf-8")
         except UnicodeEncodeError:
-            encoded = _LONE_SURROGATE.sub("\ufffd", block).encode("utf-8")
-        source_bytes += len(encoded)
-        if _NUL in encoded:
-            encoded = encoded.replace(_NUL, _REPLACEMENT)
-        if b"\r" in encoded:
-            encoded = _LINE_END.sub(b"\n", encoded)
-        data += encoded
-        start = end
-    return EncodedDocument(data, source_bytes)
+            data += _LONE_SURROGATE.sub("\ufffd", block).encode("utf-8")
+    return EncodedDocument(data, len(data))
 
 
 def split_lines(text: str) -> list[str]:

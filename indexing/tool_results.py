@@ -56,9 +56,9 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
                 "limit": {
                     "type": "integer",
                     "minimum": 1,
-                    "maximum": MAX_HITS,
                     "default": DEFAULT_HITS,
-                    "description": f"Hits per query (default {DEFAULT_HITS}, at most {MAX_HITS}).",
+                    "description": f"Hits per query (default {DEFAULT_HITS}); more than "
+                    f"{MAX_HITS} counts as {MAX_HITS}.",
                 },
             },
             "required": ["queries"],
@@ -70,7 +70,9 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
         title="Read indexed content",
         description=(
             "Read the numbered lines of an indexed response by its label. Returns up to 200 "
-            "lines (at most ~64 KB) and says how to continue."
+            "lines (at most ~64 KB) and says how to continue. Lines are the text as sent, "
+            "split at \\n only (a \\r stays in its line); the N-M parts of a long line join "
+            "as they are. Minified JSON is served pretty-printed; raw=true reads it as sent."
         ),
         input_schema={
             "type": "object",
@@ -85,6 +87,12 @@ def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
                     "minimum": 1,
                     "default": DEFAULT_READ_LINES,
                     "description": f"Number of lines (default {DEFAULT_READ_LINES}).",
+                },
+                "raw": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Read as sent a response served pretty-printed (minified "
+                    "JSON: one line over 2,000 characters holding 90% of the text).",
                 },
             },
             "required": ["label"],
@@ -123,7 +131,12 @@ async def run_index_tool(
             )
         else:
             text = await asyncio.to_thread(
-                format_read, store, args.get("label"), args.get("offset"), args.get("limit")
+                format_read,
+                store,
+                args.get("label"),
+                args.get("offset"),
+                args.get("limit"),
+                args.get("raw"),
             )
             labels = [args["label"]]
     except IndexToolError as error:

@@ -26,9 +26,14 @@ class ConfigError(Exception):
     """A configuration value from the environment is unusable."""
 
 
-def data_dir() -> Path:
-    """The directory that holds the SQLite database and the generated secret key."""
-    path = Path(env.str("LOCALROUTER_DATA_DIR", default="var")).expanduser().resolve()
+def data_dir(project: Path) -> Path:
+    """The directory that holds the SQLite database and the generated secret key.
+
+    A relative `LOCALROUTER_DATA_DIR` (default `var`) is relative to the project folder,
+    not the working directory: a client that starts `mcp_stdio` from elsewhere finds the
+    same database.
+    """
+    path = (project / Path(env.str("LOCALROUTER_DATA_DIR", default="var")).expanduser()).resolve()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -11,7 +11,7 @@ if (BASE_DIR / ".env").is_file():
     config.env.read_env(BASE_DIR / ".env", overwrite=False)
 
 try:
-    DATA_DIR = config.data_dir()
+    DATA_DIR = config.data_dir(BASE_DIR)
     SECRET_KEY = config.secret_key(DATA_DIR)
     DATABASES = {"default": config.database_config(DATA_DIR)}
     CHANNEL_LAYERS = config.channel_layers()
@@ -26,6 +26,8 @@ try:
     MCP_SESSION_IDLE_TIMEOUT = config.number("LOCALROUTER_SESSION_IDLE_TIMEOUT", 30 * 60, minimum=1)
     # Seconds a new session waits for slow upstreams; later ones join with list_changed.
     UPSTREAM_START_BUDGET = config.number("LOCALROUTER_UPSTREAM_START_BUDGET", 2.0, minimum=0)
+    # On SIGTERM, requests already running get this long to finish; new ones get 503.
+    MCP_SHUTDOWN_GRACE_SECONDS = config.number("LOCALROUTER_SHUTDOWN_GRACE_SECONDS", 10, minimum=0)
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)
     )
@@ -33,6 +35,9 @@ try:
     INDEX_MAX_BYTES = int(config.number("LOCALROUTER_INDEX_MAX_MIB", 256, minimum=1) * 2**20)
     # Session reports older than this many days are removed by `manage.py prune_sessions`.
     REPORT_RETENTION_DAYS = int(config.number("LOCALROUTER_REPORT_RETENTION_DAYS", 30, minimum=1))
+    # Behind a reverse proxy that ends TLS: trust its X-Forwarded-Proto, so that requests
+    # count as https (CSRF origin checks, Connect snippets) and cookies are sent over TLS only.
+    BEHIND_TLS_PROXY = config.boolean("LOCALROUTER_BEHIND_TLS_PROXY", default=False)
 except config.ConfigError as error:
     config.fail(error)
 
@@ -102,10 +107,21 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    # Every URL in a log line is masked (userinfo, secret query values): defence in depth.
+    "filters": {"mask_urls": {"()": "localrouter.url_masking.MaskUrlsFilter"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["mask_urls"],
+        },
     },
+    # Libraries' records reach this handler too; daphne keeps its INFO lines.
+    "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
+        "daphne": {"level": "INFO"},
+        # They log each request's full URL at INFO; the SDK uses the httpx2/httpcore2 forks.
+        **{name: {"level": "WARNING"} for name in ("httpx", "httpcore", "httpx2", "httpcore2")},
         "localrouter": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "gateway": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "clients": {"handlers": ["console"], "level": "INFO", "propagate": False},
@@ -113,5 +129,10 @@ LOGGING = {
     },
 }
 
-# Messages stay server-side: a newly issued token is shown once and never sits in a cookie.
+if BEHIND_TLS_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+
+# Messages stay server-side, never in a cookie. A new client token is no message: it is
+# rendered straight into the response that issued it and kept nowhere (clients/admin_token.py).
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"

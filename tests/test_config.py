@@ -89,3 +89,15 @@ def test_migrations_and_create_client_work_on_postgresql(tmp_path, postgres_data
         env=env,
     )
     assert check.stdout.strip() == "alice"
+
+
+def test_behind_a_tls_proxy_the_forwarded_scheme_is_trusted_and_cookies_are_secure(tmp_path):
+    code = (
+        "from django.conf import settings as s; "
+        "print(getattr(s, 'SECURE_PROXY_SSL_HEADER', None), s.SESSION_COOKIE_SECURE)"
+    )
+    env = {"LOCALROUTER_DATA_DIR": str(tmp_path)}
+    direct = manage("shell", "-c", code, env=env)
+    proxied = manage("shell", "-c", code, env={**env, "LOCALROUTER_BEHIND_TLS_PROXY": "true"})
+    assert direct.stdout.strip() == "None False", direct.stderr
+    assert proxied.stdout.strip() == "('HTTP_X_FORWARDED_PROTO', 'https') True", proxied.stderr

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 
 from gateway.upstreams.errors import ErrorKind, UpstreamError, leaf_exceptions, redact, redact_data
 from gateway.upstreams.http_status import take_refusal
-from gateway.upstreams.spec import UpstreamSpec, display_url
+from gateway.upstreams.spec import UpstreamSpec
+from localrouter.url_masking import mask_url, mask_urls_in
 
 _SESSION_GONE = "Session terminated"
 """What the SDK's Streamable HTTP transport reports when the server forgot our session (404)."""
@@ -132,8 +133,9 @@ def _causes(error: BaseException):
 
 
 def _where(spec: UpstreamSpec) -> str:
-    return display_url(spec.url) if spec.url else spec.name
+    return mask_url(spec.url) if spec.url else spec.name
 
 
 def _error(spec: UpstreamSpec, kind: ErrorKind, message: str) -> UpstreamError:
-    return UpstreamError(spec.name, kind, redact(message, spec.secret_values()))
+    # An upstream's or a library's text may quote a URL with its credentials.
+    return UpstreamError(spec.name, kind, mask_urls_in(redact(message, spec.secret_values())))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal
-from urllib.parse import urlsplit, urlunsplit
+
+from localrouter.url_masking import mask_url
 
 Transport = Literal["stdio", "http", "sse"]
 
@@ -27,6 +28,8 @@ class UpstreamSpec:
     headers: dict[str, str] = field(default_factory=dict, hash=False)
     timeout: float = 60.0
     start_timeout: float | None = None
+    unset: tuple[str, ...] = ()
+    """Placeholder variables the gateway's environment lacks: starting fails naming them."""
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -41,6 +44,7 @@ class UpstreamSpec:
             raise ValueError(f"upstream {self.name!r}: timeout must be positive")
         # Callers may hand in lists; a frozen spec keeps a tuple.
         object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(self, "unset", tuple(self.unset))
 
     @property
     def start_limit(self) -> float:
@@ -64,7 +68,7 @@ class UpstreamSpec:
         if self.cwd is not None:
             parts.append(f"cwd={self.cwd!r}")
         if self.url is not None:
-            parts.append(f"url={display_url(self.url)!r}")
+            parts.append(f"url={mask_url(self.url)!r}")
         if self.env:
             parts.append(f"env_keys={sorted(self.env)!r}")
         if self.headers:
@@ -73,15 +77,3 @@ class UpstreamSpec:
         return f"UpstreamSpec({', '.join(parts)})"
 
     __str__ = __repr__
-
-
-def display_url(url: str) -> str:
-    """The URL without userinfo, query or fragment, which can carry credentials."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<invalid url>"
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))

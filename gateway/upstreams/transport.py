@@ -14,6 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, create_mcp_http_client
 from mcp.shared.message import SessionMessage
 
+from gateway.upstreams.errors import UpstreamError
 from gateway.upstreams.http_status import forget_refusal, note_refusals
 from gateway.upstreams.spec import UpstreamSpec
 from gateway.upstreams.stderr import stderr_relay
@@ -23,7 +24,18 @@ MAX_SSE_EVENT_SIZE = 64 * 1024 * 1024
 
 
 def open_transport(spec: UpstreamSpec) -> Transport:
-    """Return the (not yet entered) SDK transport that reaches `spec`."""
+    """Return the (not yet entered) SDK transport that reaches `spec`.
+
+    Raises:
+        UpstreamError: the settings use placeholder variables that are not set.
+    """
+    if spec.unset:
+        raise UpstreamError(
+            spec.name,
+            "unavailable",
+            f"set {', '.join(spec.unset)} in the gateway's environment (or .env file): "
+            "this upstream's settings use them",
+        )
     if spec.transport == "stdio":
         assert spec.command is not None  # UpstreamSpec validates this
         params = StdioServerParameters(

@@ -18,7 +18,7 @@ from indexing.chunker.jsondoc import chunk_json
 from indexing.chunker.lines import Lines
 from indexing.chunker.markdown import chunk_markdown
 from indexing.chunker.plaintext import chunk_text
-from indexing.text import encode_document, utf8_size
+from indexing.text import encode_document
 
 __all__ = [
     "CONTENTS_BYTES",
@@ -44,7 +44,8 @@ class Chunking(NamedTuple):
     still being written (`Lines.complete`: a large JSON document's). Taking chunks while
     another thread indexes those already taken overlaps the two (see
     `indexing.compressor`). `source_bytes` is the size of the text as given
-    (`indexing.text.utf8_size`), not of the lines served.
+    (`indexing.text.utf8_size`), not of the lines served; `raw` is that text when the
+    lines served are not it (minified JSON served pretty-printed).
     """
 
     format: DocumentFormat
@@ -52,12 +53,13 @@ class Chunking(NamedTuple):
     chunks: Iterator[Chunk]
     outline: list[OutlineEntry]
     source_bytes: int
+    raw: Lines | None = None
 
 
 def start_chunking(
     text: str, format: DocumentFormat | None = None, *, whole_json: bool = False
 ) -> Chunking:
-    """Start chunking `text`; JSON is served pretty-printed.
+    """Start chunking `text`, served as it is (minified JSON pretty-printed).
 
     `format` forces a format; a forced JSON that does not parse falls back to detection.
     A large JSON document is read member by member as its chunks are taken: if it turns
@@ -65,16 +67,17 @@ def start_chunking(
     would not write exactly), taking its chunks raises `NotStreamable`, possibly after
     some were taken, and it must be chunked again with `whole_json=True`.
     """
-    if format in (None, DocumentFormat.JSON):
-        try:
-            json_document = chunk_json(text, whole=whole_json)
-        except RecursionError:  # nesting deeper than the writer can follow
-            json_document = None
-        if json_document is not None:
-            return Chunking(DocumentFormat.JSON, *json_document, utf8_size(text))
     # Chunkers scan the UTF-8 text and size chunks by line offsets: no list of every line.
     encoded = encode_document(text)
     lines = Lines.of(encoded.data)
+    if format in (None, DocumentFormat.JSON):
+        try:
+            json_document = chunk_json(text, lines, whole=whole_json)
+        except RecursionError:  # nesting deeper than the writer can follow
+            json_document = None
+        if json_document is not None:
+            served, chunks, outline, raw = json_document
+            return Chunking(DocumentFormat.JSON, served, chunks, outline, len(encoded.data), raw)
     if format in (None, DocumentFormat.JSON):
         format = detect_line_format(lines)
     if format is DocumentFormat.MARKDOWN:
@@ -94,7 +97,7 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
     except NotStreamable:
         chunking = start_chunking(text, format, whole_json=True)
         chunks = ChunkList(chunking.chunks)
-    return ParsedDocument(chunking.format, chunking.lines, chunks, chunking.outline)
+    return ParsedDocument(chunking.format, chunking.lines, chunks, chunking.outline, chunking.raw)
 
 
 def detect_format(text: str) -> DocumentFormat:

@@ -8,7 +8,7 @@ from indexing.chunker.lines import Lines
 
 SAMPLE_LINES = 2000
 _HEADING = LinePattern(r" {0,3}#{1,6}[ \t]+\S")
-_SETEXT_HEADING = LinePattern(rf"{_SPACE}*\S[^\n]*\n {{0,3}}(?:={{3,}}|-{{3,}})[ \t]*$")
+_SETEXT_HEADING = LinePattern(rf"{_SPACE}*\S[^\n]*\n {{0,3}}(?:={{3,}}|-{{3,}})[ \t\r]*$")
 """A non-blank line with an underline of `===` or `---` below it."""
 _FENCE = LinePattern(r" {0,3}(?:```|~~~)")
 _NONBLANK_LINE = LinePattern(rf"{_SPACE}*\S")

@@ -52,12 +52,14 @@ class OutlineEntry(NamedTuple):
 
 @dataclass(slots=True)
 class ParsedDocument:
-    """A document split into lines (as IndexRead serves them), chunks and an outline."""
+    """A document split into lines (as IndexRead serves them), chunks and an outline; `raw`
+    is its text as sent when the lines are not it (minified JSON served pretty-printed)."""
 
     format: DocumentFormat
     lines: Lines
     chunks: "ChunkList"
     outline: list[OutlineEntry] = field(default_factory=list)
+    raw: Lines | None = None
 
     def body(self, chunk: Chunk) -> str:
         """The text a chunk covers, as it is indexed and shown in search hits."""

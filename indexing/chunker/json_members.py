@@ -20,7 +20,11 @@ from json.decoder import scanstring
 
 import orjson
 
+from indexing.chunker.json_layout import LineCounter
 from indexing.chunker.lines import Lines
+
+TextSink = Lines | LineCounter
+"""Where the pretty text is written: lines being written, or only counted."""
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
@@ -52,7 +56,7 @@ class _Reader:
 
     __slots__ = ("document", "at", "lines")
 
-    def __init__(self, document: str, lines: Lines) -> None:
+    def __init__(self, document: str, lines: TextSink) -> None:
         self.document = document
         self.at = _skip(document, 0)
         self.lines = lines
@@ -142,7 +146,7 @@ class Members:
         return True
 
 
-def read_members(document: str, lines: Lines) -> Members:
+def read_members(document: str, lines: TextSink) -> Members:
     """Start reading `document`, a JSON array or object, member by member into `lines`
     (being written: finished once the last member has been taken).
 

@@ -26,10 +26,11 @@ import numpy as np
 import orjson
 
 from indexing.chunker.document import CONTENTS_BYTES, Chunk, OutlineEntry
+from indexing.chunker.json_layout import JsonLayout, LineCounter
 from indexing.chunker.json_members import Members, NotStreamable, read_members
 from indexing.chunker.lines import NEWLINE, SPACE, Lines
 from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, make_chunk, split_line
-from indexing.text import one_line, sanitize
+from indexing.text import LINE_PART_CHARS, one_line, sanitize
 
 NAME_FIELDS = ("name", "title", "path", "key", "uri", "url", "slug", "label", "filename", "email")
 ID_FIELDS = ("id", "uuid", "number")
@@ -178,9 +179,9 @@ class JsonChunker:
     Chunks are made as they are taken (the outline is complete once they all are).
     """
 
-    def __init__(self, encode: Encoder, lines: Lines) -> None:
+    def __init__(self, encode: Encoder, lines: Lines | None) -> None:
         self.encode = encode
-        self.lines = lines  # the text `encode` writes
+        self.lines = lines  # the text `encode` writes, when it is served
         self.outline: list[OutlineEntry] = []
         self._outline_depth = _OUTLINE_DEPTH
         self._deepest_entries = 0  # in the outline's deepest level (below the top one)
@@ -232,8 +233,8 @@ class JsonChunker:
         if (kind is not dict and kind is not list) or not value:  # as JSON parsers make them
             written = self.encode(value)
             length = before + len(written) + after
-            if length >= MAX_CHUNK_CHARS:  # bytes: count the line's characters, as parts do
-                length = self.lines.length(line)
+            if length >= MAX_CHUNK_CHARS and self.lines is not None:
+                length = self.lines.length(line)  # count characters, as parts do
             if length < MAX_CHUNK_CHARS:
                 return _Measured(line, line, length + 1, title, name, None)
             # One line longer than a chunk: the parts IndexRead serves are its chunks.
@@ -472,21 +473,42 @@ def _member_path(path: str, key: str) -> str:
 
 
 class JsonDocument(NamedTuple):
-    """A JSON document pretty-printed: its lines, its chunks as they are taken, and its
-    outline (complete once the chunks all are)."""
+    """A JSON document: the lines served, its chunks as they are taken, its outline
+    (complete once the chunks all are), and `raw`, the text as sent, when the lines served
+    are not it but its pretty-printed text (`is_minified`)."""
 
     lines: Lines
     chunks: Iterator[Chunk]
     outline: list[OutlineEntry]
+    raw: Lines | None = None
 
 
-def chunk_json(text: str, *, whole: bool = False) -> JsonDocument | None:
-    """Pretty-print `text` when it is one JSON object or array and start chunking it; else
-    None.
+PRETTY_MIN_LINE_CHARS = LINE_PART_CHARS
+PRETTY_MIN_SHARE = 0.9
+"""Minified JSON is served pretty-printed: a line longer than PRETTY_MIN_LINE_CHARS (read
+in parts otherwise) holding at least PRETTY_MIN_SHARE of the text's bytes."""
 
-    A large document is read one top-level member at a time as its chunks are taken, its
-    lines written meanwhile (`read_members`), unless `whole` asks for it to be read whole
-    at once.
+
+def is_minified(sent: Lines) -> bool:
+    """Whether a JSON text is (nearly) one line too long to read whole: `PRETTY_MIN_SHARE`."""
+    if not sent.text:
+        return False
+    sizes = np.diff(sent.starts_view())
+    longest = int(sizes.argmax())
+    return (
+        int(sizes[longest]) >= PRETTY_MIN_SHARE * len(sent.text)
+        and sent.length(longest) > PRETTY_MIN_LINE_CHARS
+    )
+
+
+def chunk_json(text: str, sent: Lines, *, whole: bool = False) -> JsonDocument | None:
+    """Start chunking `text` by key path when it is one JSON object or array; else None.
+
+    The lines served are the text as sent (`sent`, its `Lines`), chunks and outline mapped
+    onto them from its pretty-printed text (`JsonLayout`); minified JSON (`is_minified`) is served
+    pretty-printed instead, the text as sent kept as `raw`. A large document is read one
+    top-level member at a time as its chunks are taken (`read_members`), unless `whole`
+    asks for it to be read whole at once.
 
     Raises:
         RecursionError: nesting deeper than the chunker can follow.
@@ -495,24 +517,53 @@ def chunk_json(text: str, *, whole: bool = False) -> JsonDocument | None:
     """
     if not _OPENS_OBJECT_OR_ARRAY.match(text):
         return None  # before `sanitize`, which reads a text beyond ASCII whole
+    minified = is_minified(sent)
     text = sanitize(text, keep_crlf=True)
     if not whole and len(text) >= STREAM_MIN_CHARS:
-        lines = Lines.writing()
+        pretty: Lines | LineCounter = Lines.writing() if minified else LineCounter()
         try:
-            members = read_members(text, lines)
+            members = read_members(text, pretty)
         except NotStreamable:
             pass
         else:
-            chunker = JsonChunker(_orjson_pretty, lines)
-            return JsonDocument(lines, chunker.chunks(members), chunker.outline)
+            served = pretty if isinstance(pretty, Lines) else None
+            chunker = JsonChunker(_orjson_pretty, served)
+            chunks = chunker.chunks(members)
+            if served is not None:
+                return JsonDocument(served, chunks, chunker.outline, sent)
+            layout = JsonLayout(sent)
+            checked = _checked(chunks, layout, pretty)  # type: ignore[arg-type]
+            return JsonDocument(sent, layout.chunks(checked, chunker.outline), chunker.outline)
     parsed = parse_json_document(text)
     if parsed is None:
         return None
-    lines = Lines.of(parsed.text)
-    chunker = JsonChunker(parsed.encode, lines)
+    if minified:
+        lines = Lines.of(parsed.text)
+        chunker = JsonChunker(parsed.encode, lines)
+        return JsonDocument(lines, _walked(chunker, parsed), chunker.outline, sent)
+    layout = JsonLayout(sent)
+    if not layout.matches(parsed.text.count(b"\n") + 1):
+        return None  # duplicate keys: served as text
+    parsed = parsed._replace(text=b"")  # only its line count was needed
+    chunker = JsonChunker(parsed.encode, None)
+    return JsonDocument(
+        sent, layout.chunks(_walked(chunker, parsed), chunker.outline), chunker.outline
+    )
+
+
+def _walked(chunker: JsonChunker, parsed: ParsedJson) -> Iterator[Chunk]:
+    """The chunks of a parsed document, as they are taken."""
     chunks = chunker.chunks(parsed.value)
     if parsed.encode is _stdlib_pretty:
         # Nesting deeper than orjson writes (255 levels) may be too deep for the walk to
         # follow: chunked at once, so that RecursionError is raised here.
         chunks = iter(list(chunks))
-    return JsonDocument(lines, chunks, chunker.outline)
+    return chunks
+
+
+def _checked(chunks: Iterator[Chunk], layout: JsonLayout, pretty: LineCounter) -> Iterator[Chunk]:
+    """The chunks of a document read member by member, checked at the end to have the
+    lines `layout` found (else `NotStreamable`: read whole, it is served as text)."""
+    yield from chunks
+    if not layout.matches(pretty.newlines + 1):
+        raise NotStreamable("the pretty text's lines do not match the text's")

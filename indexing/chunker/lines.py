@@ -26,8 +26,9 @@ _STARTS_DTYPES = {"I": np.uint32, "q": np.int64}
 
 
 class Lines:
-    """The lines of UTF-8 `text` split on `\\n` (a final `\\n` ends the last line, as in an
-    editor). The text has no `\\r` line ends and no NUL (`encode_document` makes it so).
+    """The lines of UTF-8 `text` split on `\\n` only (a final `\\n` ends the last line, as in
+    an editor and `wc -l`). The text is kept exactly as given (`encode_document`): a `\\r`
+    of a `\\r\\n` or lone `\\r` line end stays in its line's text.
 
     `starts[i]` is where line i begins; `starts[len(self)]` is one past the last line's
     newline, real or implied, so line i is `text[starts[i] : starts[i + 1] - 1]`. Lines are

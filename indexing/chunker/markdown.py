@@ -16,9 +16,9 @@ from indexing.text import one_line
 
 _STRUCTURE = LinePattern(
     r" {0,3}(?=[#`~=-])(?:"
-    r"(?P<hashes>#{1,6})(?=[ \t]|$)(?P<heading>[^\n]*)"
+    r"(?P<hashes>#{1,6})(?=[ \t\r]|$)(?P<heading>[^\n]*)"
     r"|(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)"
-    r"|(?P<underline>=+|-+)[ \t]*$"
+    r"|(?P<underline>=+|-+)[ \t\r]*$"  # a CRLF line keeps its `\r`
     r")"
 )
 """A line that can open structure: an ATX heading, a code fence or a setext underline.
@@ -29,7 +29,7 @@ structure the line has (the last group of its alternative).
 _OPENERS = np.zeros(256, np.bool_)
 _OPENERS[list(b"#`~=-")] = True
 _UNDERLINE_ENDS = np.zeros(256, np.bool_)
-_UNDERLINE_ENDS[list(b"=- \t")] = True
+_UNDERLINE_ENDS[list(b"=- \t\r")] = True
 _CANDIDATE_BLOCK_LINES = 1 << 14
 PREAMBLE_TITLE = "Preamble"
 MERGE_MIN_BYTES = 16 * 1024
@@ -112,7 +112,7 @@ def _heading_text(rest: str) -> str:
 
     What `#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$` captures, without a lazy match.
     """
-    content = rest.strip(" \t")
+    content = rest.strip(" \t\r")
     unclosed = content.rstrip("#")
     if unclosed != content and unclosed != unclosed.rstrip(" \t"):
         return unclosed.rstrip(" \t")

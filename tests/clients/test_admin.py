@@ -23,25 +23,37 @@ def staff(client, admin_user):
     return client
 
 
+def session_data(client) -> str:
+    """Everything the session store holds for this browser, decoded."""
+    return str(client.session.load())
+
+
 def test_creating_a_client_shows_its_token_once(staff):
-    response = staff.post(reverse("admin:clients_client_add"), CLIENT_FORM, follow=True)
+    response = staff.post(reverse("admin:clients_client_add"), CLIENT_FORM)
+    assert response.status_code == 200 and "no-store" in response["Cache-Control"]
     token = TOKEN_IN_PAGE.search(response.content.decode()).group(1)
     assert client_for_token(token).name == "alice"
-    page = staff.get(response.redirect_chain[-1][0]).content.decode()
-    assert token not in page
+    assert token not in session_data(staff)
+    page = staff.get(reverse("admin:clients_client_change", args=[client_for_token(token).pk]))
+    assert token not in page.content.decode()
     listing = staff.get(reverse("admin:clients_client_changelist")).content.decode()
     assert token[:7] + "…" in listing and token not in listing
 
 
-def test_regenerating_shows_a_new_token_and_the_old_one_stops(staff):
+def test_regenerating_shows_a_new_token_once_and_the_old_one_stops(staff):
     alice = ClientFactory(name="alice")
     old = alice.plain_token
     url = reverse("admin:clients_client_regenerate", args=[alice.pk])
-    response = staff.post(url, follow=True)
+    response = staff.post(url)
     new = TOKEN_IN_PAGE.search(response.content.decode()).group(1)
     assert new != old
     assert client_for_token(old) is None
     assert client_for_token(new) == alice
+    assert new not in session_data(staff)
+    for _ in range(2):
+        page = staff.get(reverse("admin:clients_client_change", args=[alice.pk]))
+        assert new not in page.content.decode()
+    assert new not in session_data(staff)
     assert staff.get(url).status_code == 405
 
 
@@ -113,7 +125,7 @@ def test_upstream_secrets_are_masked_and_kept_when_saved_unchanged(staff):
         "timeout_seconds": "30",
         "notes": "",
         "command": "docker",
-        "args": '["run"]',
+        "args": ["run", "", "-i"],
         "cwd": "",
         "url": "",
         "env_text": f"GITHUB_TOKEN={MASK}\nORG=${{ORG}}\nNEW=value",
@@ -124,6 +136,7 @@ def test_upstream_secrets_are_masked_and_kept_when_saved_unchanged(staff):
     upstream.refresh_from_db()
     assert upstream.env == {"GITHUB_TOKEN": "ghp_supersecret", "ORG": "${ORG}", "NEW": "value"}
     assert upstream.timeout_seconds == 30
+    assert upstream.args == ["run", "-i"]
 
 
 @pytest.mark.parametrize(
@@ -145,7 +158,7 @@ def test_upstream_form_rejects_bad_values_and_saves_nothing(staff, changes, fiel
         "timeout_seconds": "60",
         "notes": "",
         "command": "python",
-        "args": "[]",
+        "args": [],
         "cwd": "",
         "url": "",
         "env_text": "",
@@ -161,7 +174,7 @@ def test_upstream_form_rejects_bad_values_and_saves_nothing(staff, changes, fiel
 def test_upstream_list_never_shows_url_credentials(staff):
     UpstreamFactory(name="remote", transport="http", url="https://user:pw@example.com/mcp?key=abc")
     page = staff.get(reverse("admin:gateway_upstream_changelist")).content.decode()
-    assert "https://example.com/mcp" in page
+    assert "https://***@example.com/mcp?key=***" in page
     assert "pw@" not in page and "key=abc" not in page
 
 

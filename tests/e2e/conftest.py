@@ -11,6 +11,7 @@ from tests.e2e.live import NODE_BIN, start_gateway, stdio_upstream, stop_gateway
 from tests.fixtures.http_server import run_http_server
 
 UPSTREAM_TIMEOUT = 4.0
+RETRIEVAL_DOCS = Path(__file__).resolve().parents[2] / "benchmarks" / "retrieval_docs"
 # Real documents from this machine's packages (Debian's, and the pinned venv and npm ones).
 REAL_DOCUMENTS = {
     "query.py": Path(django_query.__file__),
@@ -19,6 +20,9 @@ REAL_DOCUMENTS = {
     "package-lock.json": NODE_BIN.parent / ".package-lock.json",
     "react-icons.min.js": NODE_BIN.parent
     / "@radix-ui/react-icons/dist/react-icons.cjs.production.min.js",
+    # Two documents of the retrieval benchmark (copies of Debian's zlib.h and npm's express).
+    "zlib.h": RETRIEVAL_DOCS / "zlib-h.h",
+    "response.js": RETRIEVAL_DOCS / "express-response-js.js",
 }
 
 

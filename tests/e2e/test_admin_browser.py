@@ -208,7 +208,7 @@ def test_a_new_clients_token_is_shown_once(page: Page, gateway: LiveGateway):
     token = page.locator(".messagelist .client-token").inner_text()
     assert token.startswith("lr_")
     expect(page.locator("#snippet-claude-code")).to_contain_text(f"Bearer {token}")
-    page.reload()
+    page.click("#token-done")
     expect(page.locator(".client-token")).to_have_count(0)
     assert token not in page.content()
     expect(page.locator("#snippet-claude-code")).to_contain_text("Bearer <your token>")

@@ -1,6 +1,7 @@
 """Clients other than the Python SDK over HTTP: the MCP Inspector CLI, and stdio clients."""
 
 import json
+import os
 import subprocess
 import sys
 from urllib.parse import urlsplit
@@ -65,6 +66,27 @@ async def test_the_stdio_bridge_serves_the_sdk_stdio_client(live):
         assert "time__get_current_time" in names and "everything__echo" not in names
         now = await client.call_tool("time__get_current_time", {"timezone": "Europe/Paris"})
         assert "Europe/Paris" in now.content[0].text
+
+
+@pytest.mark.anyio
+async def test_the_stdio_bridge_started_from_another_directory_finds_the_gateways_data(
+    live, tmp_path
+):
+    # What Claude Desktop does: absolute paths, no working directory of ours, and here a
+    # data dir given relative to the project (as the default `var` is).
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(ROOT / "manage.py"), "mcp_stdio"],
+        env={
+            "LOCALROUTER_TOKEN": live.tokens["bob"],
+            "LOCALROUTER_DATA_DIR": os.path.relpath(live.data_dir, ROOT),
+        },
+        cwd=str(tmp_path),
+    )
+    async with Client(params, mode="legacy") as client:
+        now = await client.call_tool("time__get_current_time", {"timezone": "Asia/Tokyo"})
+        assert "Asia/Tokyo" in now.content[0].text
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_stdio_bridge_refuses_a_bad_token(live):

@@ -4,11 +4,11 @@ import re
 
 import pytest
 
+from tests.readback import footer_offset, join_read
+
 pytestmark = pytest.mark.anyio
 
 HEADER = re.compile(r'indexed as "(files__read_text_file:\d+)"\]')
-ROW = re.compile(r"^(\d+)(?:-(\d+))?:(?: (.*))?$")
-FOOTER = re.compile(r'^\[\d+ more lines? — continue with offset="(\d+(?:-\d+)?)"\]$')
 HIT = re.compile(r"^\[\d+\] (\S+) lines? (\d+)(?:-(\d+))?")
 
 # document -> (query, a substring of the line that answers it), from its start, middle and end.
@@ -41,19 +41,15 @@ def text_of(result) -> str:
 
 
 async def read_back(client, label: str) -> str:
-    """Page through IndexRead from line 1 and rebuild the document, joining line parts."""
-    lines: dict[int, list[str]] = {}
+    """Page through IndexRead from line 1 and rebuild the document by the documented rule."""
+    pages: list[str] = []
     offset: str | None = "1"
     while offset is not None:
         page = await client.call_tool("IndexRead", {"label": label, "offset": offset})
         assert not page.is_error, text_of(page)
-        offset = None
-        for row in text_of(page).split("\n"):
-            if footer := FOOTER.match(row):
-                offset = footer.group(1)
-            elif match := ROW.match(row):
-                lines.setdefault(int(match.group(1)), []).append(match.group(3) or "")
-    return "\n".join("".join(parts) for _, parts in sorted(lines.items()))
+        pages.append(text_of(page))
+        offset = footer_offset(pages[-1])
+    return join_read(pages)
 
 
 async def index(client, folder, name: str) -> str:
@@ -90,7 +86,7 @@ async def test_reading_every_page_gives_back_the_original(live, shared_files, na
     async with live.client("alice") as client:
         label = await index(client, shared_files, name)
         rebuilt = await read_back(client, label)
-    assert rebuilt == original.removesuffix("\n")
+    assert rebuilt == original
 
 
 async def test_search_points_into_a_part_of_a_very_long_line(live, shared_files):

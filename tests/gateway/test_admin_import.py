@@ -60,3 +60,32 @@ def test_the_page_is_for_staff_only(client, django_user_model):
     user = django_user_model.objects.create_user("mallory", password="pw-123456789")
     client.force_login(user)
     assert "/admin/login/" in client.get(reverse(URL_NAME)).url
+
+
+def test_preview_only_lists_what_would_happen_and_saves_nothing(staff, monkeypatch):
+    monkeypatch.delenv("NOTION_TOKEN", raising=False)
+    config = (
+        '{"mcpServers": {"notion": {"url": "https://mcp.notion.com/mcp", // JSONC\n'
+        '"headers": {"Authorization": "Bearer ${env:NOTION_TOKEN}"},},}}'
+    )
+    response = staff.post(reverse(URL_NAME), {"config_text": config, "dry_run": "on"})
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Preview: nothing was saved" in page
+    assert "created  notion (http); needs NOTION_TOKEN in the gateway&#x27;s environment" in page
+    assert not Upstream.objects.exists()
+
+
+def test_a_skipped_upstream_is_explained_without_command_line_flags(staff):
+    Upstream.objects.create(name="time", command="old")
+    response = staff.post(reverse(URL_NAME), {"config_text": json.dumps(CONFIG)}, follow=True)
+    page = response.content.decode()
+    assert "Skipped  time (exists, kept as it is)" in page
+    assert "--update" not in page
+
+
+def test_a_pasted_env_file_reference_reads_no_file_on_the_server(staff):
+    config = {"mcpServers": {"a": {"command": "x", "envFile": "/etc/passwd"}}}
+    response = staff.post(reverse(URL_NAME), {"config_text": json.dumps(config)}, follow=True)
+    assert Upstream.objects.get(name="a").env == {}
+    assert "envFile /etc/passwd not read" in response.content.decode()

@@ -74,10 +74,10 @@ def test_a_claude_desktop_file_imports_every_server(tmp_path):
     assert "created  github (stdio)" in output
 
 
-def test_a_vscode_file_imports_and_keeps_input_placeholders(tmp_path):
+def test_a_vscode_file_imports_with_inputs_as_environment_placeholders(tmp_path):
     run(write(tmp_path, VSCODE))
     perplexity = Upstream.objects.get(name="perplexity")
-    assert perplexity.env == {"PERPLEXITY_API_KEY": "${input:perplexity-key}"}
+    assert perplexity.env == {"PERPLEXITY_API_KEY": "${PERPLEXITY_KEY}"}
     assert Upstream.objects.get(name="context7").url == "https://mcp.context7.com/mcp"
 
 
@@ -91,7 +91,7 @@ def test_existing_upstreams_are_kept_unless_update_is_given(tmp_path):
     run(path)
     Upstream.objects.filter(name="linear").update(notes="ours", url="https://old.example/sse")
     output = run(path)
-    assert "skipped  linear" in output
+    assert "skipped  linear (exists, kept as it is)" in output
     assert Upstream.objects.get(name="linear").url == "https://old.example/sse"
     run(path, "--update")
     linear = Upstream.objects.get(name="linear")
@@ -102,7 +102,9 @@ def test_existing_upstreams_are_kept_unless_update_is_given(tmp_path):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"mcpServers": {"a": {"command": "x",}}}', r"config.json:1:\d+: not valid JSON"),
+        ('{"mcpServers": {"a": {"command": "x" "y"}}}', r"config.json:1:\d+: not valid JSON"),
+        ('{"mcpServers": {"a": {"command": "x", "disabled": "yes"}}}', "disabled: expected true"),
+        ('{"mcpServers": {"a": {"command": "x", "timeout": -1}}}', "timeout: expected a positive"),
         ("[1, 2]", "expected a JSON object at the top level"),
         ('{"something": {}}', "no 'mcpServers'"),
         ('{"mcpServers": []}', "mcpServers: expected an object"),
@@ -120,6 +122,8 @@ def test_existing_upstreams_are_kept_unless_update_is_given(tmp_path):
             "also used",
         ),
         ('{"mcpServers": {}}', "lists no servers"),
+        ('{"mcpServers": ' * 5_000, "nested deeper than 200 levels"),
+        ('{"mcpServers": {"a": {"command": "x", "args": ' + "[" * 3_000, "nested deeper"),
     ],
 )
 def test_a_broken_file_is_a_clear_error_that_imports_nothing(tmp_path, content, message):

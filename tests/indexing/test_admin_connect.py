@@ -33,13 +33,12 @@ def test_the_connect_panel_has_snippets_for_each_client_kind_with_a_placeholder(
 
 
 def test_the_token_is_on_the_page_once_after_creation_and_gone_after_a_reload(staff):
-    response = staff.post(
-        reverse("admin:clients_client_add"), {**CLIENT_FORM, "_continue": "1"}, follow=True
-    )
+    response = staff.post(reverse("admin:clients_client_add"), {**CLIENT_FORM, "_continue": "1"})
     page = response.content.decode()
     token = TOKEN_IN_PAGE.search(page).group(1)
-    assert 'id="connect-panel"' in page
-    again = staff.get(response.redirect_chain[-1][0]).content.decode()
+    assert f'Authorization: Bearer {token}"' in page and f"--token {token}<" in page
+    erin = ClientFactory._meta.model.objects.get(name="erin")
+    again = staff.get(reverse("admin:clients_client_change", args=[erin.pk])).content.decode()
     assert token not in again and 'id="connect-panel"' in again
 
 

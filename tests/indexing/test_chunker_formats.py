@@ -204,11 +204,20 @@ def test_setext_headings_are_headings() -> None:
     assert [chunk.title for chunk in document.chunks] == ["Title", "Title > Sub"]
 
 
-def test_json_is_pretty_printed_once_and_served_as_those_lines() -> None:
-    value = {"b": [1, 2.5, None, True], "a": {"x": "é\u2028"}, "e": {}, "f": []}
-    document = chunk_document(json.dumps(value, separators=(",", ":")))
+def test_minified_json_is_pretty_printed_once_and_served_as_those_lines() -> None:
+    value = {"b": [1, 2.5, None, True], "a": {"x": "é\u2028" * 1000}, "e": {}, "f": []}
+    text = json.dumps(value, separators=(",", ":"))
+    document = chunk_document(text)
     assert document.format is DocumentFormat.JSON
     assert list(document.lines) == json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+    assert document.raw is not None and bytes(document.raw.text) == text.encode()
+
+
+def test_json_that_is_not_minified_is_served_as_sent() -> None:
+    text = '{"b": [1, 2.50, null, true],\r\n "a": {"x": "\\u00e9"}, "e": {}, "f": [ ]}'
+    document = chunk_document(text)
+    assert document.format is DocumentFormat.JSON and document.raw is None
+    assert bytes(document.lines.text) == text.encode()
 
 
 json_values = st.recursive(
@@ -233,11 +242,15 @@ def _same_line_but_for_float_spelling(ours: str, reference: str) -> bool:
 
 @settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.text(), json_values) | st.lists(json_values))
-def test_json_lines_equal_json_dumps_with_indent_2_but_for_float_spelling(value: object) -> None:
-    document = chunk_document(json.dumps(value))
-    lines = json.dumps(value, indent=2, ensure_ascii=False).split("\n")
-    assert len(document.lines) == len(lines)
-    assert all(map(_same_line_but_for_float_spelling, document.lines, lines))
+def test_json_lines_are_the_text_or_minified_json_dumps_with_indent_2(value: object) -> None:
+    text = json.dumps(value)
+    document = chunk_document(text)
+    if document.raw is None:  # not minified: served as sent
+        assert list(document.lines) == [text]
+    else:  # but for float spelling
+        lines = json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+        assert len(document.lines) == len(lines)
+        assert all(map(_same_line_but_for_float_spelling, document.lines, lines))
     for chunk in document.chunks:
         if chunk.part is None:
             served = list(document.lines)[chunk.start_line - 1 : chunk.end_line]
@@ -248,7 +261,8 @@ def test_json_lines_equal_json_dumps_with_indent_2_but_for_float_spelling(value:
 
 
 def test_json_numbers_orjson_cannot_carry_are_written_by_the_standard_library() -> None:
-    text = '{"big": 123456789012345678901234567890, "nan": NaN, "inf": [Infinity, -1.5e-7]}'
+    text = '{"big": 123456789012345678901234567890, "nan": NaN, "inf": [Infinity, -1.5e-7]'
+    text += ', "pad": "' + "x" * 2000 + '"}'  # minified: served pretty-printed
     document = chunk_document(text)
     assert document.format is DocumentFormat.JSON
     assert list(document.lines) == json.dumps(json.loads(text), indent=2).split("\n")
@@ -289,7 +303,8 @@ def test_small_json_array_items_are_batched_and_named() -> None:
 
 
 def test_json_outline_lists_top_level_keys_first() -> None:
-    document = chunk_document(json.dumps({"data": {"items": [1]}, "meta": {"page": 1}}))
+    text = json.dumps({"data": {"items": [1]}, "meta": {"page": 1}}, indent=2)
+    document = chunk_document(text)
     top = [(entry.line, entry.title) for entry in document.outline if entry.depth == 0]
     assert top == [(2, "data"), (7, "meta")]
 
@@ -508,9 +523,13 @@ def test_headings_inside_a_fence_are_never_headings(inside: list[str]) -> None:
     ]
 
 
-def test_crlf_markdown_is_chunked_like_the_same_text_with_lf() -> None:
-    crlf = chunk_document(MARKDOWN.replace("\n", "\r\n"))
-    lf = chunk_document(MARKDOWN)
+@pytest.mark.parametrize(
+    "markdown", [MARKDOWN, "Title\n=====\n\ntext\n\nSub\n---\nmore\n\n#\n\n## Last ##\n"]
+)
+def test_crlf_markdown_is_chunked_like_the_same_text_with_lf(markdown: str) -> None:
+    crlf = chunk_document(markdown.replace("\n", "\r\n"))
+    lf = chunk_document(markdown)
+    assert crlf.format is lf.format is DocumentFormat.MARKDOWN
     assert crlf.chunks == lf.chunks
     assert crlf.outline == lf.outline
 
@@ -790,6 +809,6 @@ def test_a_plain_document_is_read_member_by_member_into_orjsons_text() -> None:
     assert _streamed(text) == orjson.dumps(json.loads(text), option=orjson.OPT_INDENT_2)
     _, _, _, outline = _chunked_json(text, 0)
     assert [(entry.line, entry.title) for entry in outline if entry.depth == 0] == [
-        (2, "k"),
-        (7, "é"),
+        (2, "k"),  # the lines of the text as sent
+        (2, "é"),
     ]

@@ -92,8 +92,8 @@ def test_a_source_whose_labels_were_evicted_says_so() -> None:
         format_search(store, ["words"], source="old:")
 
 
-@pytest.mark.parametrize(("limit", "expected"), [(None, 5), (0, 1), (-3, 1), (3, 3), (100, 20)])
-def test_limit_defaults_to_5_and_is_clamped_to_1_through_20(limit: object, expected: int) -> None:
+@pytest.mark.parametrize(("limit", "expected"), [(None, 5), (1, 1), (3, 3), (100, 20)])
+def test_limit_defaults_to_5_and_more_than_20_counts_as_20(limit: object, expected: int) -> None:
     store = SessionStore()
     store.add("many:1", "\n\n".join(f"needle {i}" for i in range(30)), tool="many")
     # Each paragraph is tiny, so force one chunk per paragraph with a large separator.
@@ -108,7 +108,13 @@ def test_a_limit_that_is_not_a_whole_number_is_an_error(store: SessionStore, lim
         format_search(store, ["issue"], limit=limit)
 
 
-@pytest.mark.parametrize("queries", [[], None, 5, ["ok", 3], ["q"] * 21])
+@pytest.mark.parametrize("limit", [0, -3, "0"])
+def test_a_limit_below_1_is_an_error(store: SessionStore, limit: object) -> None:
+    with pytest.raises(IndexToolError, match="limit must be at least 1"):
+        format_search(store, ["issue"], limit=limit)
+
+
+@pytest.mark.parametrize("queries", [[], None, 5, "bare string", ["ok", 3], ["q"] * 21])
 def test_queries_must_be_a_short_list_of_strings(store: SessionStore, queries: object) -> None:
     with pytest.raises(IndexToolError, match="quer"):
         format_search(store, queries)

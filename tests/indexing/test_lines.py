@@ -1,5 +1,7 @@
 """Lines: a document's UTF-8 text plus offsets, equal to splitting the text on newlines."""
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -7,7 +9,7 @@ from hypothesis import strategies as st
 from indexing import text as text_module
 from indexing.chunker import lines as lines_module
 from indexing.chunker.lines import Lines
-from indexing.text import encode_document, sanitize, utf8_size
+from indexing.text import encode_document, utf8_size
 
 pieces = st.sampled_from(
     ["a", "b", " ", "\t", "\n", "\r", "\r\n", "é", "\u3000", "😀", "\x00", "\ud800"]
@@ -15,9 +17,14 @@ pieces = st.sampled_from(
 texts = st.lists(pieces).map("".join)
 
 
+def as_served(text: str) -> str:
+    """The text exactly, but for a lone surrogate (no UTF-8 form): U+FFFD."""
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
+
+
 def reference_lines(text: str) -> list[str]:
-    """What an editor shows: split on newlines, a final newline ends the last line."""
-    lines = sanitize(text).split("\n")
+    """What `wc -l` counts: split on `\\n` only, a final newline ends the last line."""
+    lines = as_served(text).split("\n")
     if lines[-1] == "":
         lines.pop()
     return lines
@@ -34,7 +41,7 @@ def test_lines_equal_the_text_split_on_newlines_whatever_the_block_sizes(
         encoded = encode_document(text)
         lines = Lines.of(encoded.data)
     expected = reference_lines(text)
-    assert encoded.data == sanitize(text).encode()
+    assert encoded.data == as_served(text).encode()
     assert encoded.source_bytes == utf8_size(text)
     assert list(lines) == expected
     assert [lines[index] for index in range(len(lines))] == expected
@@ -78,18 +85,18 @@ def test_out_of_range_lines_raise_index_error() -> None:
     assert Lines.of(b"one\ntwo\n")[-1] == "two"
 
 
-def test_line_ends_become_newlines_and_nothing_unsafe_is_kept() -> None:
+def test_lines_are_split_at_newlines_only_and_keep_every_other_character() -> None:
     lines = Lines.of(encode_document("# Title\r\n\r\nbody 😀\rnext\x00\ud800\r\nlast").data)
-    assert list(lines) == ["# Title", "", "body 😀", "next\ufffd\ufffd", "last"]
-    assert lines.span(1, 3) == "# Title\n\nbody 😀"
-    assert lines.utf8_size() == len("# Title\n\nbody 😀\nnext\ufffd\ufffd\nlast\n".encode())
+    assert list(lines) == ["# Title\r", "\r", "body 😀\rnext\x00\ufffd\r", "last"]
+    assert lines.span(1, 2) == "# Title\r\n\r"
+    assert lines.utf8_size() == len("# Title\r\n\r\nbody 😀\rnext\x00\ufffd\r\nlast\n".encode())
 
 
 def test_a_wide_text_is_kept_as_utf8() -> None:
     text = "naïve 😀 line\r\n" * 1000
     lines = Lines.of(encode_document(text).data)
-    assert len(lines.text) == lines.utf8_size() == len("naïve 😀 line\n".encode()) * 1000
-    assert not lines.ascii and lines[999] == "naïve 😀 line"
+    assert len(lines.text) == lines.utf8_size() == len("naïve 😀 line\r\n".encode()) * 1000
+    assert not lines.ascii and lines[999] == "naïve 😀 line\r"
 
 
 @settings(max_examples=300)

@@ -182,8 +182,10 @@ def test_label_content_is_read_from_the_live_session_and_gone_after(monkeypatch)
     monkeypatch.setattr(runtime, "_gateway", fake_gateway([live_session(record, store)]))
 
     content = reports.label_content(record, "files__read:1", None, None)
-    assert content.alive and content.text == "1: first line\n2: second line"
-    assert reports.label_content(record, "files__read:1", "2", 1).text == "2: second line"
+    assert content.alive
+    assert content.text == "1: first line\n2: second line\n[the text ends with a newline]"
+    last = reports.label_content(record, "files__read:1", "2", 1).text
+    assert last == "2: second line\n[the text ends with a newline]"
     assert "past the end" in reports.label_content(record, "files__read:1", "9", None).error
 
     monkeypatch.setattr(

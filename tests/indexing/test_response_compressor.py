@@ -13,7 +13,7 @@ from indexing.chunker.jsondoc import STREAM_MIN_CHARS
 from indexing.compressor import ResponseCompressor
 from indexing.errors import IndexToolError
 from indexing.labels import LabelCounter
-from indexing.read import format_read
+from indexing.read import FINAL_NEWLINE_NOTE, format_read
 from indexing.search import format_search
 from indexing.store import SessionStore
 from indexing.text import utf8_size
@@ -221,7 +221,7 @@ def test_a_50_mb_response_indexes_and_stays_readable_and_searchable() -> None:
     assert format_search(store, ["final needle"], limit=1).count("the final needle line") == 1
     assert (
         format_read(store, stats.label, offset=str(stats.lines))
-        == f"{stats.lines}: the final needle line"
+        == f"{stats.lines}: the final needle line\n{FINAL_NEWLINE_NOTE}"
     )
 
 

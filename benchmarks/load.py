@@ -1,0 +1,218 @@
+"""Load: N sessions x M tool calls through LocalRouter, in both protocol eras.
+
+Run from the repository root (nice'd: the machine may be shared):
+
+    nice .venv/bin/python benchmarks/load.py [--sessions 100] [--calls 100]
+        [--eras legacy,2026-07-28] [--workers 1] [--redis redis://127.0.0.1:6379/15]
+        [--idle 15] [--no-docs]
+
+One daphne on a free 127.0.0.1 port (fresh data dir, one stdio upstream: the SDK fixture
+`tests/fixtures/servers/echo_server.py`), or with `--workers K` and `--redis URL` K daphne
+workers sharing Redis behind a round-robin balancer. For each era, all N sessions run at
+once, each an SDK `mcp.Client` making M sequential `echo` calls with a text unique to the
+call; a reply with another text counts as mismatched. Counted: calls, errors (exceptions
+and error results), mismatched replies, p50/p99 latency, and the workers' resident memory
+before the first era (after one warm-up call), after the last, and after `--idle` seconds
+with every session closed. The tables go to stdout and into docs/reliability.md between
+`<!-- load:start -->` / `<!-- load:end -->` (`load-K-workers` for K workers; `--no-docs`
+skips). Every process started
+here is stopped before exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[0:1] = [str(ROOT)]  # run as a script: `benchmarks` and `tests` must be importable
+from benchmarks import _docs  # noqa: E402
+from tests.e2e.live import LiveGateway, start_daphne, start_gateway, stdio_upstream  # noqa: E402
+from tests.e2e.live import stop_gateway as stop_first  # noqa: E402
+from tests.e2e.loopback_proxies import round_robin  # noqa: E402
+from tests.fixtures.http_server import free_port, stop_process  # noqa: E402
+
+RELIABILITY = ROOT / "docs" / "reliability.md"
+SECTION = "load"
+ERAS = ("legacy", "2026-07-28")
+TOOL = "echo__echo"
+
+
+@dataclass
+class EraResult:
+    """What one era's run counted."""
+
+    era: str
+    sessions: int
+    calls_per_session: int
+    calls: int = 0
+    errors: int = 0
+    mismatched: int = 0
+    latencies: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def percentile(self, share: float) -> float:
+        """Latency in milliseconds at `share` (0.5 for the median)."""
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return 1000 * ordered[max(0, math.ceil(share * len(ordered)) - 1)]  # nearest rank
+
+
+async def _session(
+    client_factory, era: str, calls: int, tag: str, result: EraResult, tool: str
+) -> None:
+    try:
+        async with client_factory(era) as client:
+            for index in range(calls):
+                text = f"{tag}-{index}"
+                started = time.perf_counter()
+                try:
+                    reply = await client.call_tool(tool, {"text": text})
+                except Exception:
+                    result.calls += 1
+                    result.errors += 1
+                    continue
+                result.latencies.append(time.perf_counter() - started)
+                result.calls += 1
+                if reply.is_error:
+                    result.errors += 1
+                elif reply.content[0].text != text:
+                    result.mismatched += 1
+    except Exception:
+        result.errors += 1  # the session could not open or close
+
+
+async def run_era(
+    client_factory, era: str, sessions: int, calls: int, tool: str = TOOL
+) -> EraResult:
+    """N concurrent sessions of M calls each of `tool` through `client_factory(era)`."""
+    result = EraResult(era, sessions, calls)
+    started = time.perf_counter()
+    await asyncio.gather(
+        *(
+            _session(client_factory, era, calls, f"{era}-{number}", result, tool)
+            for number in range(sessions)
+        )
+    )
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def rss_mib(pids: list[int]) -> float:
+    """Resident memory of the processes, MiB (from /proc)."""
+    total = 0
+    for pid in pids:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total / 1024
+
+
+def results_table(results: list[EraResult]) -> str:
+    columns = ["era", "sessions x calls", "calls", "errors", "mismatched", "p50 ms", "p99 ms"]
+    rows = [
+        [
+            r.era,
+            f"{r.sessions} x {r.calls_per_session}",
+            f"{r.calls:,}",
+            str(r.errors),
+            str(r.mismatched),
+            f"{r.percentile(0.5):.1f}",
+            f"{r.percentile(0.99):.1f}",
+            f"{r.calls / r.seconds:,.0f}",
+        ]
+        for r in results
+    ]
+    return _docs.markdown_table([*columns, "calls/s"], rows, "llrrrrrr")
+
+
+def memory_table(memory: dict[str, float], workers: int) -> str:
+    before = memory["before"]
+    columns = [f"workers' RSS ({workers} worker{'s' if workers > 1 else ''})", "MiB", "vs before"]
+    rows = [[moment, f"{mib:.0f}", f"{mib / before:.2f}x"] for moment, mib in memory.items()]
+    return _docs.markdown_table(columns, rows, "lrr")
+
+
+def client_factory(url: str, live: LiveGateway, token: str):
+    """era -> an SDK client of that era for `token` at `url`."""
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    def factory(era: str):
+        transport = streamable_http_client(url, http_client=live.http(token))
+        return Client(transport, mode=era)
+
+    return factory
+
+
+async def measure(live: LiveGateway, url: str, pids: list[int], args) -> tuple[list, dict]:
+    """Warm up, run every era, idle; the results and the memory readings."""
+    factory = client_factory(url, live, live.tokens["load"])
+    await run_era(factory, ERAS[0], 1, 1)  # starts the gateway and its upstream
+    memory = {"before": rss_mib(pids)}
+    results = [await run_era(factory, era, args.sessions, args.calls) for era in args.eras]
+    memory["after the load"] = rss_mib(pids)
+    await asyncio.sleep(args.idle)
+    memory[f"after {args.idle:g} s idle"] = rss_mib(pids)
+    return results, memory
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--calls", type=int, default=100)
+    parser.add_argument("--eras", type=lambda s: s.split(","), default=list(ERAS))
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--redis", default="", help="REDIS_URL for several workers")
+    parser.add_argument("--idle", type=float, default=15.0)
+    parser.add_argument("--no-docs", action="store_true")
+    args = parser.parse_args(argv)
+    machine = _docs.machine()  # its load average is the one before the run
+    if args.workers > 1 and not args.redis:
+        parser.error("--workers above 1 needs --redis")
+    env = {"REDIS_URL": args.redis} if args.redis else {}
+    with tempfile.TemporaryDirectory(prefix="localrouter-load-") as tmp, ExitStack() as stack:
+        live = start_gateway(
+            Path(tmp), [stdio_upstream("echo", "echo_server.py")], [{"name": "load"}], **env
+        )
+        stack.callback(stop_first, live)
+        processes = [live.process]
+        for number in range(1, args.workers):
+            extra = start_daphne(live, free_port(), Path(tmp) / f"daphne-{number + 1}.log")
+            stack.callback(stop_process, extra)
+            processes.append(extra)
+        url = live.url
+        if args.workers > 1:
+            ports = [int(live.url.rsplit(":", 1)[1].split("/")[0])]
+            ports += [int(p.args[p.args.index("-p") + 1]) for p in processes[1:]]
+            url = f"http://127.0.0.1:{stack.enter_context(round_robin(ports))}/mcp"
+        results, memory = asyncio.run(measure(live, url, [p.pid for p in processes], args))
+    report = "\n\n".join(
+        [
+            f"Machine: {machine}. Shared with other work (run under `nice`), so "
+            "latencies are upper bounds.",
+            f"`benchmarks/load.py --sessions {args.sessions} --calls {args.calls} "
+            f"--workers {args.workers}`: every era's sessions at once, each making "
+            "sequential `echo` calls with a text unique to the call.",
+            results_table(results),
+            memory_table(memory, args.workers),
+        ]
+    )
+    print(report)
+    if not args.no_docs:
+        section = SECTION if args.workers == 1 else f"{SECTION}-{args.workers}-workers"
+        _docs.write_section(section, report, docs=RELIABILITY)
+    if any(r.errors or r.mismatched for r in results):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""test_upstream NAME: start the upstream once, list its tools, stop it."""
+
+from asgiref.sync import async_to_sync
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from gateway.admin_test_connection import upstream_probe
+from gateway.directory import spec_for
+from gateway.models import Upstream
+from gateway.upstreams import UpstreamError
+from localrouter.validation import describe
+
+
+class Command(BaseCommand):
+    help = (
+        "Start one upstream (even a disabled one) with this environment, list its tools and "
+        "stop it; exit status 1 with the upstream's error if it fails. Live sessions are not "
+        "touched."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name")
+
+    def handle(self, *args, **options) -> None:
+        try:
+            [upstream] = Upstream.objects.by_names([options["name"]])
+        except ValidationError as error:
+            raise CommandError(describe(error)) from None
+        try:
+            tools = async_to_sync(upstream_probe)(spec_for(upstream))
+        except UpstreamError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"{upstream.name}: connected, {len(tools)} tool(s)")
+        for tool in tools:
+            summary = (tool.description or "").strip().splitlines()[:1]
+            self.stdout.write(f"  {tool.name}" + (f"  {summary[0][:80]}" if summary else ""))
