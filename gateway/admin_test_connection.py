@@ -2,14 +2,12 @@
 
 A separate connection from the gateway's pool, so a test never disturbs live sessions.
 The outcome is shown as admin messages: tool names, or the upstream's error (which
-never carries env or header values) with the last lines of its stderr; and a warning for
-each `${...}` placeholder left unexpanded in the upstream's settings.
+never carries env or header values) with the last lines of its stderr.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 
 import mcp_types as types
 from asgiref.sync import async_to_sync
@@ -28,7 +26,6 @@ from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamSpec, s
 logger = logging.getLogger(__name__)
 MAX_LISTED_TOOLS = 50
 STDERR_LINES_SHOWN = 5
-PLACEHOLDER = re.compile(r"\$\{[^}]*\}")
 
 
 async def upstream_probe(spec: UpstreamSpec) -> list[types.Tool]:
@@ -45,24 +42,6 @@ async def upstream_probe(spec: UpstreamSpec) -> list[types.Tool]:
         return tools
     finally:
         await connection.aclose()
-
-
-def unexpanded_placeholders(spec: UpstreamSpec) -> list[str]:
-    """Where `${NAME}` placeholders were left as literal text, e.g. `env API_KEY: ${API_KEY}`.
-
-    Only the placeholders are quoted, never the rest of a value."""
-    places = [
-        ("command", spec.command or ""),
-        *(("args", arg) for arg in spec.args),
-        ("url", spec.url or ""),
-        *((f"env {key}", value) for key, value in spec.env.items()),
-        *((f"header {key}", value) for key, value in spec.headers.items()),
-    ]
-    return [
-        f"{where}: {', '.join(found)}"
-        for where, value in places
-        if (found := PLACEHOLDER.findall(value))
-    ]
 
 
 def _tools_message(upstream: Upstream, tools: list[types.Tool]) -> str:
@@ -95,12 +74,6 @@ def connection_check_view(model_admin, request: HttpRequest, upstream_id: int) -
         raise PermissionDenied
     upstream = get_object_or_404(Upstream, pk=upstream_id)
     spec = spec_for(upstream)
-    for where in unexpanded_placeholders(spec):
-        messages.warning(
-            request,
-            f"Unexpanded placeholder in {where}. LocalRouter passes it on literally: "
-            "put the real value in the upstream's settings.",
-        )
     try:
         tools = async_to_sync(upstream_probe)(spec)
     except UpstreamError as error:

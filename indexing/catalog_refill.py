@@ -2,8 +2,9 @@
 
 Deferring whole servers can leave room, and the `minimal` phase can leave nothing but
 the index tools. This step lists tools in the order a client is likeliest to call them
-while they fit: the tools it used (most and most recently first), then the smallest
-servers whole, then what else fits; the rest stays deferred behind search.
+while they fit: the tools it used (most and most recently first), then the ones the
+phases kept listed, then the smallest servers whole, then what else fits; the rest stays
+deferred behind search.
 """
 
 from __future__ import annotations
@@ -32,11 +33,20 @@ def refill(
     }
     position = {tool.name: n for n, tool in enumerate(t for s in servers for t in s.tools)}
 
-    def order(tool: types.Tool) -> tuple:
-        server = server_of.get(tool.name, "")
-        return (-usage.get(tool.name, 0.0), server_bytes.get(server, 0), server, tool.name)
-
     was_deferred = set(plan.deferred_tools)
+
+    def order(tool: types.Tool) -> tuple:
+        # Used tools, then those the phases kept (they fit together), then the smallest servers.
+        server = server_of.get(tool.name, "")
+        kept_by_phases = tool.name not in was_deferred
+        return (
+            -usage.get(tool.name, 0.0),
+            not kept_by_phases,
+            server_bytes.get(server, 0),
+            server,
+            tool.name,
+        )
+
     pool = sorted([*plan.tools, *plan.deferred_tools.values()], key=order)
     room = threshold - budget.besides_tools()
     chosen: list[types.Tool] = []

@@ -44,7 +44,7 @@ def preview_page(staff, client) -> str:
 
 
 def test_the_preview_lists_used_tools_and_says_why_others_are_deferred(staff, gateway):
-    erin = ClientFactory(name="erin", catalog_threshold=2_400)
+    erin = ClientFactory(name="erin", catalog_threshold=3_000)
     now = timezone.now()
     SessionRecord.objects.create(
         key="k1",
@@ -58,7 +58,7 @@ def test_the_preview_lists_used_tools_and_says_why_others_are_deferred(staff, ga
     page = preview_page(staff, erin)
     assert '<tr class="listed"><td><code>big__t7</code>' in page
     assert "used recently (score 3)" in page
-    assert '<tr class="deferred"><td><code>big__t0</code>' in page
+    assert '<tr class="deferred"><td><code>big__t2</code>' in page
     assert "IndexSearch finds and activates it" in page
     assert '<tr class="listed"><td><code>small__t0</code>' in page
     assert "of 14 tools listed" in page
