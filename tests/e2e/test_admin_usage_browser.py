@@ -44,7 +44,7 @@ def gateway(tmp_path_factory) -> Iterator[LiveGateway]:
     live = start_gateway(
         tmp_path_factory.mktemp("usage-browser"),
         upstreams,
-        [{"name": "alice", "set": {"catalog_threshold": 2_400}}, {"name": "bob"}],
+        [{"name": "alice", "set": {"catalog_threshold": 3_200}}, {"name": "bob"}],
     )
     try:
         create_superuser(live, PASSWORD)
