@@ -109,6 +109,7 @@ class SessionRecorder:
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
         self.last_seen = LastSeen()
+        self._closing = False
         self._next_sweep = 0.0  # the first flush also closes records left open by a crash
 
     def changed(self, session: GatewaySession, *, ended: bool = False) -> None:
@@ -116,16 +117,18 @@ class SessionRecorder:
         self._dirty[session.record_id] = (session, ended)
         if ended:
             self._wake.set()
-        if self._task is None:
+        if self._task is None and not self._closing:
             self._task = asyncio.create_task(self._run(), name="session-recorder")
 
     async def _run(self) -> None:
-        while True:
+        # One write at a time: SQLite allows a single writer, and a write cut short by a
+        # cancellation would go on in its thread while the next one waits for the lock.
+        while not self._closing:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), FLUSH_SECONDS)
             self._wake.clear()
             await self.flush()
-            if time.monotonic() >= self._next_sweep:
+            if not self._closing and time.monotonic() >= self._next_sweep:
                 await self.close_abandoned()
 
     async def close_abandoned(self) -> None:
@@ -154,7 +157,10 @@ class SessionRecorder:
             logger.exception("could not write %d session record(s)", len(rows))
 
     async def aclose(self) -> None:
+        """Let the background writer finish, then write what is still pending."""
+        self._closing = True
         if self._task is not None:
-            self._task.cancel()
+            self._wake.set()
+            await self._task
             self._task = None
         await self.flush()
