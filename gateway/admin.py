@@ -6,11 +6,14 @@ from django.urls import path
 from django.views.decorators.http import require_POST
 
 from gateway.admin_actions import disable_upstreams, enable_upstreams
+from gateway.admin_catalog_preview import catalog_preview_view
 from gateway.admin_forms import UpstreamAdminForm
 from gateway.admin_import import import_view
+from gateway.admin_live_sessions import live_sessions_view
 from gateway.admin_powers import UpstreamPowersMixin
 from gateway.admin_test_connection import connection_check_view
 from gateway.models import Upstream
+from gateway.upstream_status import upstream_status
 from localrouter.admin_fields import ReadableFieldsMixin
 from localrouter.url_masking import mask_url
 
@@ -43,11 +46,26 @@ class UpstreamAdmin(ReadableFieldsMixin, UpstreamPowersMixin, admin.ModelAdmin):
     def get_urls(self):
         check = self.admin_site.admin_view(require_POST(self.test_connection_view))
         importer = self.admin_site.admin_view(self.import_view)
+        live = self.admin_site.admin_view(
+            lambda request: live_sessions_view(self.admin_site, request)
+        )
+        preview = self.admin_site.admin_view(
+            lambda request, client_id: catalog_preview_view(self.admin_site, request, client_id)
+        )
         return [
             path("import/", importer, name="gateway_upstream_import"),
+            path("catalog-preview/<int:client_id>/", preview, name="gateway_catalog_preview"),
+            path("live-sessions/", live, name="gateway_live_sessions"),
             path("<int:upstream_id>/test-connection/", check, name="gateway_upstream_test"),
             *super().get_urls(),
         ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        upstream = self.get_object(request, object_id)
+        status = upstream_status(upstream.name) if upstream is not None else None
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "status": status}
+        )
 
     def import_view(self, request):
         if not self.has_add_permission(request):

@@ -1,9 +1,9 @@
-"""The upstream page's "Test connection": start the upstream once, list it, stop it.
+"""The upstream page's "Test connection": start the upstream once, list it, ping it, stop it.
 
 A separate connection from the gateway's pool, so a test never disturbs live sessions.
-The outcome is shown as an admin message: tool names and any list that failed, or the
-upstream's error (which never carries env or header values); the counts are stored on
-the upstream (`listing_record`).
+The outcome is shown as admin messages: tool names and any list that failed, or the
+upstream's error (which never carries env or header values) with the last lines of its
+stderr; the counts are stored on the upstream (`listing_record`).
 """
 
 from __future__ import annotations
@@ -24,17 +24,21 @@ from gateway.directory import spec_for
 from gateway.listing_record import record_listing_sync
 from gateway.listings import UpstreamListing, read_listing
 from gateway.models import Upstream
-from gateway.upstreams import UpstreamConnection, UpstreamSpec
+from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamSpec, stderr_tail
 
 logger = logging.getLogger(__name__)
 MAX_LISTED_TOOLS = 50
+STDERR_LINES_SHOWN = 5
 
 
 async def upstream_probe(spec: UpstreamSpec) -> UpstreamListing:
-    """Start the upstream, read every list it declares and stop it again."""
+    """Start the upstream, read every list it declares, ping it and stop it again."""
     connection = UpstreamConnection(spec)
     try:
-        return await read_listing(connection)
+        listing = await read_listing(connection)
+        if listing.error is None:
+            await connection.ping()  # a cheap call on the same session: it keeps answering
+        return listing
     finally:
         await connection.aclose()
 
@@ -51,20 +55,35 @@ def _tools_message(upstream: Upstream, tools: list[types.Tool]) -> str:
     )
 
 
+def _failure_message(upstream: Upstream, error: str) -> str:
+    lines = stderr_tail(upstream.name)[-STDERR_LINES_SHOWN:]
+    if not lines:
+        return f"Could not connect to {upstream.name}: {error}"
+    return format_html(
+        "Could not connect to {}: {}<br>Last stderr lines:<pre>{}</pre>",
+        upstream.name,
+        error,
+        "\n".join(lines),
+    )
+
+
 def connection_check_view(model_admin, request: HttpRequest, upstream_id: int) -> HttpResponse:
     """POST: test the stored upstream's connection and come back to its page with the outcome."""
     if not may_run_upstreams(request.user):
         raise PermissionDenied
     upstream = get_object_or_404(Upstream, pk=upstream_id)
+    spec = spec_for(upstream)
     try:
-        listing = async_to_sync(upstream_probe)(spec_for(upstream))
+        listing = async_to_sync(upstream_probe)(spec)
         record_listing_sync(listing, "test connection")
+    except UpstreamError as error:
+        messages.error(request, _failure_message(upstream, str(error)))
     except Exception:  # the admin boundary: show a clean message, keep the details in the log
         logger.exception("testing the connection to upstream %r failed", upstream.name)
         messages.error(request, f"Testing {upstream.name} failed unexpectedly; see the server log.")
     else:
         if listing.error is not None:
-            messages.error(request, f"Could not connect to {upstream.name}: {listing.error}")
+            messages.error(request, _failure_message(upstream, listing.error))
         else:
             messages.success(request, _tools_message(upstream, listing.tools))
         if listing.failed:

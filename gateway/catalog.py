@@ -155,6 +155,7 @@ def plan_for(identity: ClientIdentity, catalog: MergedCatalog) -> CatalogPlan | 
         threshold=threshold,
         fixed_tools=index_tools(settings.search_tool_name, settings.read_tool_name),
         fixed_bytes=len(header.encode()) + SEPARATORS,
+        usage=dict(identity.tool_usage),
     )
 
 

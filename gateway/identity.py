@@ -22,6 +22,7 @@ from clients.context_settings import EffectiveSettings, resolve_settings
 from clients.models import Client, GlobalSettings
 from clients.services import client_for_token
 from clients.tokens import hash_token
+from indexing.tool_usage import client_tool_usage
 
 CACHE_SECONDS = 5.0
 REFUSED_SECONDS = 2.0
@@ -38,6 +39,8 @@ class ClientIdentity:
     allow_patterns: tuple[str, ...]
     deny_patterns: tuple[str, ...]
     settings: EffectiveSettings
+    tool_usage: tuple[tuple[str, float], ...] = ()
+    """The tools this client used recently, most used first, with their scores."""
 
     @property
     def key(self) -> tuple:
@@ -46,7 +49,8 @@ class ClientIdentity:
         upstreams = (
             None if self.allowed_upstreams is None else tuple(sorted(self.allowed_upstreams))
         )
-        return (self.id, upstreams, self.allow_patterns, self.deny_patterns, settings)
+        used = tuple(name for name, _score in self.tool_usage)
+        return (self.id, upstreams, self.allow_patterns, self.deny_patterns, settings, used)
 
     def may_use_upstream(self, name: str) -> bool:
         return self.allowed_upstreams is None or name in self.allowed_upstreams
@@ -68,8 +72,11 @@ def identity_for_token(token: str) -> ClientIdentity | None:
     """Look the token up in the database and snapshot its client (synchronous)."""
     close_old_connections()
     client = client_for_token(token)
-    if client is None:
-        return None
+    return identity_for_client(client) if client is not None else None
+
+
+def identity_for_client(client: Client) -> ClientIdentity:
+    """Snapshot a client: its upstreams, tool patterns, settings and tool usage (synchronous)."""
     allowed = None
     if not client.all_upstreams:
         allowed = frozenset(client.upstreams.values_list("name", flat=True))
@@ -80,6 +87,7 @@ def identity_for_token(token: str) -> ClientIdentity | None:
         allow_patterns=_lines(client.tool_allow_patterns),
         deny_patterns=_lines(client.tool_deny_patterns),
         settings=resolve_settings(client, GlobalSettings.load()),
+        tool_usage=tuple(client_tool_usage(client.pk).items()),
     )
 
 

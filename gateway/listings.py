@@ -10,6 +10,7 @@ list) never blocks the others.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,11 +19,13 @@ import anyio
 import mcp_types as types
 from mcp_types import METHOD_NOT_FOUND
 
+from gateway.listing_reads import LateFn, ListingReads
 from gateway.tool_quirks import first_of_each_name
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
 
 logger = logging.getLogger(__name__)
 RETRY_FAILED_AFTER = 15.0
+PENDING = "still starting; its tools join the session when it is ready"
 
 
 LIST_METHODS = {
@@ -52,6 +55,7 @@ class UpstreamListing:
     title: str | None = None
     error: str | None = None
     failed: dict[str, str] = field(default_factory=dict)
+    pending: bool = False
     read_at: float = field(default_factory=time.monotonic)
 
     @property
@@ -108,32 +112,38 @@ class Listings:
     def __init__(
         self,
         pool: UpstreamPool,
+        *,
+        budget: float = math.inf,
+        on_late: LateFn | None = None,
         on_read: Callable[[UpstreamListing], Awaitable[None]] | None = None,
     ) -> None:
         self.pool = pool
+        self.budget = budget
         self.on_read = on_read
         self._listings: dict[str, UpstreamListing] = {}
         self._locks: dict[str, anyio.Lock] = {}
+        self._reads = ListingReads(self._one, on_late)
         self.version = 0
 
     async def get(self, specs: list[UpstreamSpec]) -> dict[str, UpstreamListing]:
-        """The listings of these upstreams, reading missing ones concurrently."""
-        results: dict[str, UpstreamListing] = {}
+        """The listings of these upstreams, read concurrently; one not read within the start
+        budget is `pending` (announced through `on_late` when it arrives)."""
+        found = await self._reads.within(specs, self.budget, self._cached)
+        return {
+            spec.name: found[spec.name] or UpstreamListing(spec=spec, error=PENDING, pending=True)
+            for spec in specs
+        }
 
-        async def one(spec: UpstreamSpec) -> None:
-            results[spec.name] = await self._one(spec)
-
-        async with anyio.create_task_group() as tg:
-            for spec in specs:
-                tg.start_soon(one, spec)
-        return results
+    def _cached(self, spec: UpstreamSpec) -> UpstreamListing | None:
+        listing = self._listings.get(spec.name)
+        return listing if listing is not None and listing.spec == spec else None
 
     async def _one(self, spec: UpstreamSpec) -> UpstreamListing:
         lock = self._locks.setdefault(spec.name, anyio.Lock())
         async with lock:
             connection = await self.pool.get(spec)
-            listing = self._listings.get(spec.name)
-            if listing is None or listing.stale or listing.spec != spec:
+            listing = self._cached(spec)
+            if listing is None or listing.stale:
                 listing = await self._read(connection)
                 self._listings[spec.name] = listing
                 self.version += 1
@@ -156,3 +166,18 @@ class Listings:
         if self.on_read is not None:
             await self.on_read(listing)
         return listing
+
+    def read_so_far(self) -> dict[str, UpstreamListing]:
+        """The listings read in this worker (none is started or re-read by asking)."""
+        return dict(self._listings)
+
+    def summary(self) -> dict[str, tuple[str | None, int]]:
+        """upstream -> (last error or None, tool count) for the upstreams read or being read."""
+        summary = {name: (item.error, len(item.tools)) for name, item in self._listings.items()}
+        for name in self._reads.names():
+            summary.setdefault(name, (PENDING, 0))
+        return summary
+
+    async def aclose(self) -> None:
+        """Stop the reads in flight."""
+        await self._reads.aclose()

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.db.models import F
 
+from gateway.last_seen import LastSeen, mark_seen
 from gateway.session import GatewaySession, expiry_check_seconds
 from indexing.models import IndexedLabel, SessionRecord
 
@@ -89,8 +90,9 @@ def _labels(session: GatewaySession) -> list[dict]:
     ]
 
 
-def _write(rows: list[tuple[str, dict, list[dict]]]) -> None:
+def _write(rows: list[tuple[str, dict, list[dict]]], seen: list[int]) -> None:
     close_old_connections()
+    mark_seen(seen)
     for key, fields, labels in rows:
         record, _ = SessionRecord.objects.update_or_create(key=key, defaults=fields)
         known = set(record.labels.values_list("label", flat=True))
@@ -106,6 +108,7 @@ class SessionRecorder:
         self._dirty: dict[str, tuple[GatewaySession, bool]] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
+        self.last_seen = LastSeen()
         self._closing = False
         self._next_sweep = 0.0  # the first flush also closes records left open by a crash
 
@@ -147,8 +150,9 @@ class SessionRecorder:
         rows = [(key, _fields(s, ended=ended), _labels(s)) for key, (s, ended) in pending.items()]
         if not rows:
             return
+        seen = self.last_seen.due(fields["client_id"] for _key, fields, _labels in rows)
         try:
-            await sync_to_async(_write, thread_sensitive=False)(rows)
+            await sync_to_async(_write, thread_sensitive=False)(rows, seen)
         except Exception:
             logger.exception("could not write %d session record(s)", len(rows))
 

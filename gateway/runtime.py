@@ -24,7 +24,7 @@ from gateway.host import McpHost
 from gateway.identity import ClientIdentity
 from gateway.inflight import InFlightRequests
 from gateway.listing_record import record_listing
-from gateway.listings import Listings
+from gateway.listings import Listings, UpstreamListing
 from gateway.records import SessionRecorder
 from gateway.reverse_requests import CallerRegistry
 from gateway.server import build_server
@@ -52,7 +52,12 @@ class Gateway:
         self.callers = CallerRegistry()
         hooks = self.callers.hooks(on_list_changed=self._on_list_changed, on_log=self._on_log)
         self.pool = UpstreamPool(hooks=hooks)
-        self.listings = Listings(self.pool, on_read=record_listing)
+        self.listings = Listings(
+            self.pool,
+            budget=settings.UPSTREAM_START_BUDGET,
+            on_late=self._on_late_upstream,
+            on_read=record_listing,
+        )
         self.directory = directory
         self.sessions: dict[str, GatewaySession] = {}
         self.inflight = InFlightRequests()
@@ -194,6 +199,17 @@ class Gateway:
 
     async def _on_list_changed(self, upstream: str, kind: str) -> None:
         await self.listings.refresh(upstream)
+        await self._announce(upstream, kind)
+
+    async def _on_late_upstream(self, upstream: str, listing: UpstreamListing) -> None:
+        """An upstream that missed the start budget is ready: its lists join the sessions."""
+        await self._announce(upstream, "tools")
+        if listing.resources or listing.templates:
+            await self._announce(upstream, "resources")
+        if listing.prompts:
+            await self._announce(upstream, "prompts")
+
+    async def _announce(self, upstream: str, kind: str) -> None:
         for session in list(self.sessions.values()):
             if session.connection is not None and session.sees_upstream(upstream):
                 await session.notify_list_changed(kind)
@@ -223,6 +239,7 @@ class Gateway:
         if self._sweeper is not None:
             self._sweeper.cancel()
         await self.host.aclose()
+        await self.listings.aclose()
         for session in list(self.sessions.values()):
             await session.aclose()
         await self.pool.aclose()

@@ -75,6 +75,7 @@ class GatewaySession:
         self.started = time.time()
         self.last_activity = time.monotonic()
         self.stats = SessionStats()
+        self.in_flight: Counter[str] = Counter()  # upstream -> calls waiting for it now
         self.closed = False
         self.index = SessionIndex(identity.settings)
         self.connection: Any = None  # the SDK connection, for change notifications
@@ -144,6 +145,7 @@ class GatewaySession:
             raise MCPError(code=types.INVALID_PARAMS, message=UNKNOWN_TOOL.format(name=name))
         upstream, tool = route
         self.stats.calls[name] += 1
+        self.in_flight[upstream] += 1
         try:
             connection = await self.gateway.connection(upstream)
             with self.gateway.callers.calling(upstream, ctx):
@@ -153,6 +155,8 @@ class GatewaySession:
         except UpstreamError as error:
             self.stats.errors += 1
             return tool_error(f"Upstream {upstream!r} failed: {error}")
+        finally:
+            self.in_flight[upstream] -= 1
         received = result
         size = result_size(received)
         self.stats.bytes_from_upstreams += size

@@ -12,11 +12,13 @@ Deferred items are found with the search tool and activated for the session.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import mcp_types as types
 
 from indexing.catalog_budget import CatalogBudget, ListedTools, instructions_bytes, wire_size
+from indexing.catalog_refill import refill
 from indexing.catalog_shortening import first_sentence
 
 SUMMARY_CHARS = 160
@@ -57,6 +59,8 @@ class CatalogPlan:
         default_factory=dict
     )
     deferred_servers: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    """Deferred tools listed again because they fit, the client's used tools first."""
     bytes_before: int = 0
     bytes_after: int = 0
 
@@ -83,11 +87,14 @@ def plan_catalog(
     threshold: int,
     fixed_tools: list[types.Tool],
     fixed_bytes: int = 0,
+    usage: Mapping[str, float] | None = None,
 ) -> CatalogPlan:
     """Apply the phases in order until the catalog fits `threshold` bytes.
 
     `fixed_tools` (the index tools) and `fixed_bytes` (text the instructions always carry)
     count against the budget but are never deferred. Server names must be distinct.
+    With `usage` (exposed tool name -> how much this client uses it), deferred tools are
+    then listed again while they fit, the used ones first (`catalog_refill`).
     """
     plan = CatalogPlan.of(servers)
     budget = CatalogBudget(plan, fixed=wire_size(fixed_tools) + fixed_bytes)
@@ -97,6 +104,8 @@ def plan_catalog(
             break
         phase(plan, servers, budget, threshold)
         plan.phases.append(phase.__doc__.split(":")[0])
+    if usage is not None:
+        plan.kept = refill(plan, servers, budget, threshold, usage)
     plan.bytes_after = budget.size()
     # Only now, with the deferred tools gone, are the listed tools' short forms all built.
     plan.tools = [budget.listed(tool) for tool in plan.tools]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 from indexing.fusion import reciprocal_rank_fusion
@@ -62,8 +63,19 @@ class CatalogVectors:
         texts = {label: summary(text) for label, text in documents if "/tool/" in label}
         missing = [t for t in dict.fromkeys(texts.values()) if t not in _vector_cache]
         if missing:
+            logger.info(
+                "catalog embeddings started: %d tool(s), %d already embedded",
+                len(missing),
+                len(texts) - len(missing),
+            )
+            started = time.perf_counter()
             for text, vector in zip(missing, model.embed(missing), strict=True):
                 _vector_cache[text] = vector
+            logger.info(
+                "catalog embeddings finished: %d tool(s) in %.2f s",
+                len(missing),
+                time.perf_counter() - started,
+            )
         self.labels = list(texts)
         vectors = [_vector_cache[texts[label]] for label in self.labels]
         self.matrix = np.stack(vectors) if vectors else None  # no tool is deferred

@@ -172,9 +172,10 @@ class UpstreamHealth:
 
     name: str
     enabled: bool
-    state: str  # "connected", "failing", "not started" or "disabled"
+    state: str  # "connected", "starting", "failing", "not started" or "disabled"
     error: str | None
     tools: int | None
+    last_stderr: str | None = None
 
 
 @dataclass(frozen=True)
@@ -267,20 +268,17 @@ def overview(*, days: int, client_id: int | None = None, now: datetime | None = 
 def upstream_health() -> list[UpstreamHealth]:
     """Every configured upstream with its state in this worker's gateway."""
     from gateway.models import Upstream
-    from gateway.runtime import running_gateway
+    from gateway.upstream_status import upstream_status
 
-    gateway = running_gateway()
-    summary = gateway.listings.summary() if gateway is not None else {}
     rows = []
     for name, enabled in Upstream.objects.order_by("name").values_list("name", "enabled"):
         if not enabled:
             rows.append(UpstreamHealth(name, False, "disabled", None, None))
-        elif name not in summary:
-            rows.append(UpstreamHealth(name, True, "not started", None, None))
-        elif summary[name][0] is not None:
-            rows.append(UpstreamHealth(name, True, "failing", summary[name][0], None))
-        else:
-            rows.append(UpstreamHealth(name, True, "connected", None, summary[name][1]))
+            continue
+        status = upstream_status(name)
+        rows.append(
+            UpstreamHealth(name, True, status.state, status.error, status.tools, status.last_stderr)
+        )
     return rows
 
 

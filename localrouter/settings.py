@@ -24,6 +24,8 @@ try:
         ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
     )
     MCP_SESSION_IDLE_TIMEOUT = config.number("LOCALROUTER_SESSION_IDLE_TIMEOUT", 30 * 60, minimum=1)
+    # Seconds a new session waits for slow upstreams; later ones join with list_changed.
+    UPSTREAM_START_BUDGET = config.number("LOCALROUTER_UPSTREAM_START_BUDGET", 2.0, minimum=0)
     # On SIGTERM, requests already running get this long to finish; new ones get 503.
     MCP_SHUTDOWN_GRACE_SECONDS = config.number("LOCALROUTER_SHUTDOWN_GRACE_SECONDS", 10, minimum=0)
     MCP_MAX_BODY_BYTES = int(

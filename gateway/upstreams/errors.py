@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
@@ -25,6 +26,12 @@ _DEFAULT_CODES: dict[str, int] = {
     "closed": CONNECTION_CLOSED,
 }
 REDACTED = "[redacted]"
+TOKEN_PATTERNS = re.compile(
+    r"(?i)(?P<named>\b(?:bearer|token|api[_-]?key|secret|password|authorization)\b[\"']?"
+    r"\s*[:=]?\s*[\"']?)[^\s\"',;]{8,}"
+    r"|\b(?:gh[pousr]_|github_pat_|glpat-|sk-|xox[abposr]-|AKIA)[A-Za-z0-9_\-]{8,}"
+)
+"""Credentials in free text: `token=…`, `Bearer …`, and well-known token prefixes."""
 
 
 class UpstreamError(Exception):
@@ -60,6 +67,11 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         if secret and secret in text:
             text = text.replace(secret, REDACTED)
     return text
+
+
+def redact_line(text: str, secrets: Iterable[str]) -> str:
+    """`redact`, then anything that looks like a credential (for an upstream's own output)."""
+    return TOKEN_PATTERNS.sub(lambda m: (m.group("named") or "") + REDACTED, redact(text, secrets))
 
 
 def redact_data(data: Any, secrets: tuple[str, ...]) -> Any:

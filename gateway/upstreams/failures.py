@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import socket
+import ssl
+
 import httpx2
 from anyio import BrokenResourceError, ClosedResourceError, EndOfStream
 from mcp.shared.exceptions import MCPError
@@ -9,6 +12,7 @@ from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
 from gateway.upstreams.errors import ErrorKind, UpstreamError, leaf_exceptions, redact, redact_data
+from gateway.upstreams.http_status import take_refusal
 from gateway.upstreams.spec import UpstreamSpec
 from localrouter.url_masking import mask_url, mask_urls_in
 
@@ -36,21 +40,19 @@ def startup_error(spec: UpstreamSpec, exc: BaseException) -> UpstreamError:
     if isinstance(cause, TimeoutError):
         return _error(spec, "timeout", f"no answer to the handshake within {spec.start_limit:g}s")
     if isinstance(cause, MCPError):
+        status = take_refusal(spec.name) if spec.transport == "http" else None
+        if status is not None:
+            return _error(spec, "unavailable", f"{_where(spec)} answered HTTP {status}")
         if cause.code == CONNECTION_CLOSED:
             return _error(
                 spec,
                 "unavailable",
-                "the upstream closed the connection during the handshake (see its stderr)",
+                "the upstream closed the connection during the handshake"
+                + (" (its stderr is on its admin page)" if spec.transport == "stdio" else ""),
             )
         return _error(spec, "unavailable", f"the upstream refused the handshake: {cause.message}")
-    if isinstance(cause, httpx2.HTTPStatusError):
-        return _error(
-            spec, "unavailable", f"{_where(spec)} answered HTTP {cause.response.status_code}"
-        )
     if isinstance(cause, httpx2.HTTPError):
-        return _error(
-            spec, "unavailable", f"could not reach {_where(spec)}: {type(cause).__name__}"
-        )
+        return _error(spec, "unavailable", unreachable(spec, cause))
     if isinstance(cause, OSError):
         reason = cause.strerror or type(cause).__name__
         return _error(spec, "unavailable", f"could not start {spec.command!r}: {reason}")
@@ -96,13 +98,40 @@ def call_error(spec: UpstreamSpec, exc: BaseException, *, session_broken: bool) 
             spec, "protocol", "the upstream sent a result that does not match the protocol"
         )
     if isinstance(cause, httpx2.HTTPError):
-        return _error(
-            spec, "unavailable", f"could not reach {_where(spec)}: {type(cause).__name__}"
-        )
+        return _error(spec, "unavailable", unreachable(spec, cause))
     if isinstance(cause, RuntimeError):
         # The SDK raises RuntimeError for results that fail the tool's output schema.
         return _error(spec, "protocol", str(cause))
     return _error(spec, "protocol", f"unexpected failure: {type(cause).__name__}")
+
+
+def unreachable(spec: UpstreamSpec, error: httpx2.HTTPError) -> str:
+    """Why an HTTP upstream could not be reached: refused, DNS, TLS, timeout, HTTP status."""
+    where = _where(spec)
+    if isinstance(error, httpx2.HTTPStatusError):
+        return f"{where} answered HTTP {error.response.status_code}"
+    if isinstance(error, httpx2.TimeoutException):
+        return f"timeout: {where} did not answer within {spec.timeout:g}s"
+    for reason in _causes(error):
+        if isinstance(reason, ConnectionRefusedError):
+            return f"connection refused by {where}"
+        if isinstance(reason, socket.gaierror):
+            return f"DNS lookup failed for {where}: {reason.strerror or reason}"
+        if isinstance(reason, ssl.SSLCertVerificationError):
+            return f"TLS certificate not accepted for {where}: {reason.verify_message}"
+        if isinstance(reason, ssl.SSLError):
+            return f"TLS handshake with {where} failed: {reason.reason or type(reason).__name__}"
+    return f"could not reach {where}: {type(error).__name__}"
+
+
+def _causes(error: BaseException):
+    """The exception and the ones it was raised from (httpx wraps the socket's error)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
 
 
 def _where(spec: UpstreamSpec) -> str:

@@ -1,28 +1,42 @@
-"""An upstream process's stderr, logged line by line with its secrets redacted."""
+"""An upstream process's stderr, logged line by line with its secrets redacted.
+
+The last lines of each upstream are also kept in memory (per worker) for the admin.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import threading
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import BinaryIO, TextIO
 
-from gateway.upstreams.errors import redact
+from gateway.upstreams.errors import redact_line
 from gateway.upstreams.spec import UpstreamSpec
 
 logger = logging.getLogger("gateway.upstreams.stderr")
 MAX_LINE_CHARS = 2000
+TAIL_LINES = 40
+_tails: dict[str, deque[str]] = {}
+
+
+def stderr_tail(upstream: str) -> list[str]:
+    """The last lines (redacted) this worker's processes of `upstream` wrote to stderr."""
+    return list(_tails.get(upstream, ()))
 
 
 def _pump(spec: UpstreamSpec, pipe: BinaryIO) -> None:
     secrets = spec.secret_values()
+    tail = _tails.setdefault(spec.name, deque(maxlen=TAIL_LINES))
     with pipe:
         for raw in pipe:
             line = raw.decode("utf-8", "replace").rstrip()[:MAX_LINE_CHARS]
             if line:
-                logger.info("upstream %s: %s", spec.name, redact(line, secrets))
+                line = redact_line(line, secrets)
+                tail.append(line)  # deque.append is atomic: the admin reads from another thread
+                logger.info("upstream %s: %s", spec.name, line)
 
 
 @asynccontextmanager

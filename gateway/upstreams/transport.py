@@ -15,6 +15,7 @@ from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, create_mcp_htt
 from mcp.shared.message import SessionMessage
 
 from gateway.upstreams.errors import UpstreamError
+from gateway.upstreams.http_status import forget_refusal, note_refusals
 from gateway.upstreams.spec import UpstreamSpec
 from gateway.upstreams.stderr import stderr_relay
 from gateway.upstreams.stdout_noise import silence_sdk_parse_tracebacks
@@ -47,10 +48,12 @@ def open_transport(spec: UpstreamSpec) -> Transport:
     assert spec.url is not None  # UpstreamSpec validates this
     if spec.transport == "sse":
         return sse_client(spec.url, headers=dict(spec.headers), timeout=spec.timeout)
+    forget_refusal(spec.name)
     http_client = create_mcp_http_client(
         headers=dict(spec.headers),
         timeout=httpx2.Timeout(spec.timeout, read=max(spec.timeout, MCP_DEFAULT_SSE_READ_TIMEOUT)),
     )
+    note_refusals(spec.name, http_client)
     return streamable_http_client(
         spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_SIZE
     )

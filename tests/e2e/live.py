@@ -137,6 +137,9 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
         **os.environ,
         "LOCALROUTER_DATA_DIR": str(tmp),
         "LOCALROUTER_ALLOWED_ORIGINS": "http://127.0.0.1:*,https://allowed.example",
+        # These tests want every upstream in the first catalog; tests/e2e/test_start_budget.py
+        # measures the real budget.
+        "LOCALROUTER_UPSTREAM_START_BUDGET": "120",
         **env,
     }
     environment.pop("DATABASE_URL", None)
@@ -152,6 +155,18 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
     live.log_path = tmp / "daphne.log"
     live.process = start_daphne(live, port, live.log_path)
     return live
+
+
+def create_superuser(live: LiveGateway, password: str) -> None:
+    """An admin user `admin` with this password, for the admin pages."""
+    created = live.manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.contrib.auth.models import User\n"
+        f"User.objects.create_superuser('admin', 'admin@example.com', {password!r})",
+    )
+    assert created.returncode == 0, created.stderr
 
 
 def stop_gateway(live: LiveGateway) -> None:

@@ -21,7 +21,7 @@ import django.db.models.query as django_query
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from tests.e2e.live import NODE_BIN, LiveGateway, start_gateway, stop_gateway
+from tests.e2e.live import NODE_BIN, LiveGateway, create_superuser, start_gateway, stop_gateway
 
 ROOT = Path(__file__).resolve().parents[2]
 # The README's screenshots are refreshed only on request: LOCALROUTER_UPDATE_SCREENSHOTS=1.
@@ -110,14 +110,7 @@ def gateway(tmp_path_factory, folder) -> Iterator[LiveGateway]:
     ]
     live = start_gateway(tmp_path_factory.mktemp("browser-gateway"), upstreams, [{"name": "alice"}])
     try:
-        created = live.manage(
-            "shell",
-            "--no-imports",
-            "-c",
-            "from django.contrib.auth.models import User\n"
-            f"User.objects.create_superuser('admin', 'admin@example.com', {PASSWORD!r})",
-        )
-        assert created.returncode == 0, created.stderr
+        create_superuser(live, PASSWORD)
         yield live
     finally:
         stop_gateway(live)

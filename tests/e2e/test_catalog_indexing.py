@@ -27,6 +27,24 @@ async def catalog_bytes(client) -> int:
     return wire(tools) + wire(prompts) + wire(resources) + wire(templates) + instructions
 
 
+EVERYTHING_TOOLS = [
+    "get-annotated-message",
+    "get-resource-reference",
+    "trigger-sampling-request",
+    "get-structured-content",
+    "get-resource-links",
+    "toggle-simulated-logging",
+    "get-tiny-image",
+    "gzip-file-as-resource",
+]
+
+
+async def a_deferred_tool(client) -> str:
+    """An `everything` tool this client does not see listed (used tools get listed)."""
+    listed = {tool.name for tool in (await client.list_tools()).tools}
+    return next(t for t in EVERYTHING_TOOLS if f"everything__{t}" not in listed)
+
+
 async def test_the_full_catalog_is_over_budget_and_the_planned_one_fits(live):
     async with live.client("alice") as full:
         assert await catalog_bytes(full) > BUDGET
@@ -95,7 +113,11 @@ async def test_the_session_record_keeps_the_catalog_plan_and_activations(live):
     async with live.client(
         "frank", client_info=types.Implementation(name="plan-check", version="1")
     ) as client:
-        await client.call_tool("IndexSearch", {"queries": ["sum of two numbers"], "source": "mcp/"})
+        tool = await a_deferred_tool(client)
+        await client.call_tool(
+            "IndexSearch",
+            {"queries": [tool.replace("-", " ")], "source": f"mcp/everything/tool/{tool}"},
+        )
 
     def recorded():
         rows = [r for r in records(live) if r["software"] == "plan-check" and r["ended"]]
@@ -110,11 +132,13 @@ async def test_the_session_record_keeps_the_catalog_plan_and_activations(live):
 
 async def test_a_2026_client_hears_of_activation_on_its_listen_stream(live):
     async with live.client("frank", mode="2026-07-28") as client:
+        tool = await a_deferred_tool(client)
         async with client.listen(tools_list_changed=True) as subscription:
             found = await client.call_tool(
-                "IndexSearch", {"queries": ["annotated message"], "source": "mcp/everything"}
+                "IndexSearch",
+                {"queries": [tool.replace("-", " ")], "source": f"mcp/everything/tool/{tool}"},
             )
-            assert "everything__get-annotated-message" in found.content[0].text
+            assert f"everything__{tool}" in found.content[0].text
             with anyio.fail_after(10):
                 event = await anext(aiter(subscription))
             assert event is not None

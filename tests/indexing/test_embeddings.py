@@ -85,3 +85,24 @@ def test_a_catalog_without_deferred_tools_ranks_nothing(embedder: Embedder) -> N
 
     vectors = CatalogVectors([("mcp/files", "files: the server's instructions")])
     assert vectors.ranking("read a file", None) == []
+
+
+def test_catalog_embeddings_log_when_they_start_and_finish_with_counts(
+    embedder: Embedder, caplog
+) -> None:
+    import logging
+
+    from indexing.hybrid import CatalogVectors
+
+    caplog.set_level(logging.INFO, logger="indexing.hybrid")
+    documents = [
+        ("mcp/files/tool/files__zz_unique_read", "files__zz_unique_read\n\nRead a unique file"),
+        ("mcp/files/tool/files__zz_unique_list", "files__zz_unique_list\n\nList unique folders"),
+    ]
+    CatalogVectors(documents)
+    messages = [r.getMessage() for r in caplog.records if r.name == "indexing.hybrid"]
+    assert messages[0] == "catalog embeddings started: 2 tool(s), 0 already embedded"
+    assert messages[1].startswith("catalog embeddings finished: 2 tool(s) in ")
+    caplog.clear()
+    CatalogVectors(documents)  # cached: no work, no lines
+    assert not [r for r in caplog.records if r.name == "indexing.hybrid"]

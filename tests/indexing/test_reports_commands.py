@@ -7,7 +7,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from clients.models import Client
 from indexing.models import IndexedLabel, SessionRecord
+from tests.factories import ClientFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +73,13 @@ def test_demo_data_fills_sessions_with_labels_and_savings():
     assert "Created 50 demo session(s)" in run("demo_data", "--sessions", "50", "--days", "7")
     records = SessionRecord.objects.all()
     assert records.count() == 50
-    assert {r.client_label for r in records} <= {"alice", "bob", "carol", "ci-bot"}
+    assert {r.client_label for r in records} <= {
+        "demo-alice",
+        "demo-bob",
+        "demo-carol",
+        "demo-ci-bot",
+    }
+    assert not Client.objects.filter(is_active=True).exists()
     assert all(r.call_count == sum(r.calls_by_tool.values()) for r in records)
     assert all(r.bytes_to_client <= r.bytes_from_upstreams for r in records)
     assert IndexedLabel.objects.filter(original_bytes__gt=16_384).count() > 0
@@ -83,8 +91,26 @@ def test_demo_data_can_run_twice_and_clear_its_own_sessions():
     run("demo_data", "--sessions", "5")
     run("demo_data", "--sessions", "5")
     assert SessionRecord.objects.count() == 10
-    assert "Removed 10 demo session(s)" in run("demo_data", "--sessions", "3", "--clear")
+    assert "Removed 10 demo session(s) and 4 demo client(s)" in run(
+        "demo_data", "--sessions", "3", "--clear"
+    )
     assert SessionRecord.objects.count() == 3
+    assert "Removed 3 demo session(s) and 4 demo client(s)" in run(
+        "demo_data", "--sessions", "0", "--clear"
+    )
+    assert not SessionRecord.objects.exists() and not Client.objects.exists()
+
+
+def test_demo_data_never_writes_to_a_real_client():
+    real = ClientFactory(name="demo-alice")
+    real_session = stored_session("real", 1)
+    with pytest.raises(CommandError, match="not a demo client"):
+        call_command("demo_data", "--sessions", "5")
+    with pytest.raises(CommandError, match="not a demo client"):
+        call_command("demo_data", "--sessions", "5", "--clear")
+    assert list(SessionRecord.objects.all()) == [real_session]
+    real.refresh_from_db()
+    assert real.is_active
 
 
 def test_demo_data_rejects_impossible_counts():

@@ -1,7 +1,9 @@
 """`manage.py demo_data`: fill the reports with realistic sessions, for trying the admin pages.
 
-Demo records have keys starting with `demo-`; `--clear` removes them first. The clients
-are created when missing (their tokens are never printed: they are only for the reports).
+Demo records have keys starting with `demo-` and belong to demo clients only: named
+`demo-…`, marked in their notes and inactive (their tokens never work and are never
+printed). A real client is never written to. `--clear` removes the demo sessions and the
+demo clients first.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ SOFTWARE = [
     ("mcp-inspector", "0.17.0", "2025-06-18"),
     ("mcp", "2.3.0", "2026-07-28"),
 ]
-CLIENTS = ["alice", "bob", "carol", "ci-bot"]
+CLIENTS = ["demo-alice", "demo-bob", "demo-carol", "demo-ci-bot"]
+DEMO_NOTES = "Demo data from `manage.py demo_data` (inactive; `demo_data --clear` removes it)."
 
 
 @dataclass(frozen=True)
@@ -117,13 +120,33 @@ def _session(rng: random.Random, client: Client, started: datetime) -> tuple[dic
     return fields, labels
 
 
+def demo_client(name: str) -> Client:
+    """The inactive demo client `name`, created when missing.
+
+    Raises:
+        CommandError: a client of that name exists and is not a demo client.
+    """
+    client = Client.objects.filter(name=name).first()
+    if client is None:
+        client = client_create(name=name, notes=DEMO_NOTES)[0]
+        client.is_active = False
+        client.save(update_fields=["is_active"])
+    elif client.notes != DEMO_NOTES or client.is_active:
+        raise CommandError(f"client {name!r} exists and is not a demo client; not touching it")
+    return client
+
+
+def demo_data_clear() -> tuple[int, int]:
+    """Delete the demo sessions and the demo clients; (sessions, clients) removed."""
+    _, deleted = SessionRecord.objects.filter(key__startswith=DEMO_PREFIX).delete()
+    clients, _ = Client.objects.filter(name__in=CLIENTS, notes=DEMO_NOTES, is_active=False).delete()
+    return deleted.get(SessionRecord._meta.label, 0), clients
+
+
 def demo_sessions_create(*, sessions: int, days: int, seed: int) -> tuple[int, int]:
     """Create demo clients (if missing) and `sessions` sessions over the last `days` days."""
     rng = random.Random(seed)
-    clients = []
-    for name in CLIENTS:
-        client = Client.objects.filter(name=name).first()
-        clients.append(client or client_create(name=name, notes="demo data")[0])
+    clients = [demo_client(name) for name in CLIENTS]
     now = timezone.now()
     records, label_rows = [], []
     for _ in range(sessions):
@@ -149,22 +172,30 @@ def demo_sessions_create(*, sessions: int, days: int, seed: int) -> tuple[int, i
 
 
 class Command(BaseCommand):
-    help = "Fill the session reports with realistic demo sessions (keys start with 'demo-')."
+    help = (
+        "Fill the session reports with realistic demo sessions (keys start with 'demo-') of "
+        "inactive demo clients named 'demo-…'; --clear removes both first."
+    )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--sessions", type=int, default=400, help="how many (default 400)")
+        parser.add_argument(
+            "--sessions", type=int, default=400, help="how many (default 400; 0 with --clear)"
+        )
         parser.add_argument("--days", type=int, default=30, help="spread over (default 30)")
         parser.add_argument("--seed", type=int, default=6, help="random seed (default 6)")
-        parser.add_argument("--clear", action="store_true", help="delete earlier demo sessions")
+        parser.add_argument(
+            "--clear", action="store_true", help="delete earlier demo sessions and demo clients"
+        )
 
     def handle(self, *args, sessions: int, days: int, seed: int, clear: bool, **options) -> None:
-        if not 1 <= sessions <= 100_000:
-            raise CommandError("--sessions must be between 1 and 100000")
+        if not (0 if clear else 1) <= sessions <= 100_000:
+            raise CommandError("--sessions must be between 1 and 100000 (0 only with --clear)")
         if not 1 <= days <= 3650:
             raise CommandError("--days must be between 1 and 3650")
         if clear:
-            _, deleted = SessionRecord.objects.filter(key__startswith=DEMO_PREFIX).delete()
-            removed = deleted.get(SessionRecord._meta.label, 0)
-            self.stdout.write(f"Removed {removed} demo session(s).")
+            removed, clients = demo_data_clear()
+            self.stdout.write(f"Removed {removed} demo session(s) and {clients} demo client(s).")
+        if sessions == 0:
+            return
         created, labels = demo_sessions_create(sessions=sessions, days=days, seed=seed)
         self.stdout.write(f"Created {created} demo session(s) with {labels} indexed label(s).")

@@ -1,0 +1,55 @@
+"""The sessions this worker is serving now, for the admin's live sessions page."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from gateway.runtime import running_gateway
+
+
+@dataclass(frozen=True)
+class LiveSessionRow:
+    """One open session as the admin shows it."""
+
+    key: str
+    client: str
+    software: str
+    protocol: str
+    started: datetime
+    calls: int
+    errors: int
+    bytes_saved: int
+    in_flight: dict[str, int]
+
+
+def live_sessions() -> list[LiveSessionRow]:
+    """This worker's open sessions, newest first (empty when no client connected yet)."""
+    gateway = running_gateway()
+    if gateway is None:
+        return []
+    rows = []
+    for session in list(gateway.sessions.values()):
+        if session.closed:
+            continue
+        stats = session.stats
+        rows.append(
+            LiveSessionRow(
+                key=session.key[:8],
+                client=session.identity.name,
+                software=" ".join(filter(None, [session.client_name, session.client_version])),
+                protocol=session.protocol_version,
+                started=datetime.fromtimestamp(session.started, UTC),
+                calls=stats.call_count,
+                errors=stats.errors,
+                bytes_saved=max(0, stats.bytes_from_upstreams - stats.bytes_to_client),
+                in_flight={name: n for name, n in sorted(session.in_flight.items()) if n > 0},
+            )
+        )
+    return sorted(rows, key=lambda row: row.started, reverse=True)
+
+
+def worker_label() -> str:
+    """Which worker process answers (each daphne worker has its own sessions)."""
+    return f"pid {os.getpid()}"

@@ -1,0 +1,46 @@
+"""After deferral, tools are listed again while they fit: the client's used tools first."""
+
+from indexing.catalog_plan import plan_catalog
+from tests.indexing.test_catalog_plan import FIXED, real_servers
+
+THRESHOLD = 16_384
+
+
+def listed(plan) -> set[str]:
+    return {tool.name for tool in plan.tools}
+
+
+def test_without_usage_the_plan_is_the_phases_alone():
+    plan = plan_catalog(real_servers(), threshold=THRESHOLD, fixed_tools=FIXED)
+    assert plan.kept == []
+
+
+def test_a_deferred_catalog_lists_real_tools_again_when_they_fit():
+    servers = real_servers()
+    bare = plan_catalog(servers, threshold=THRESHOLD, fixed_tools=FIXED)
+    plan = plan_catalog(servers, threshold=THRESHOLD, fixed_tools=FIXED, usage={})
+    assert "defer-servers" in plan.phases
+    assert len(plan.tools) > len(bare.tools) and plan.kept
+    assert plan.bytes_after <= THRESHOLD
+    everything = {t.name for s in servers for t in s.tools}
+    assert listed(plan) | set(plan.deferred_tools) == everything
+    assert not listed(plan) & set(plan.deferred_tools)
+
+
+def test_a_tight_budget_still_lists_the_real_tools_that_fit():
+    servers = real_servers()
+    threshold = 3_000
+    plan = plan_catalog(servers, threshold=threshold, fixed_tools=FIXED, usage={})
+    assert "minimal" in plan.phases
+    assert plan.tools, "never only the two index tools when real tools fit"
+    assert plan.bytes_after <= threshold
+
+
+def test_the_tools_a_client_uses_are_listed_first():
+    servers = real_servers()
+    plan = plan_catalog(servers, threshold=THRESHOLD, fixed_tools=FIXED, usage={})
+    deferred = sorted(plan.deferred_tools)
+    favourites = {deferred[0]: 9.0, deferred[-1]: 2.5}
+    used = plan_catalog(servers, threshold=THRESHOLD, fixed_tools=FIXED, usage=favourites)
+    assert set(favourites) <= listed(used)
+    assert used.bytes_after <= THRESHOLD
