@@ -104,6 +104,9 @@ async def test_a_request_id_already_in_flight_is_refused_and_the_first_still_ans
 
 
 def rpc_error_or_result(response) -> dict:
+    """The result of a POST answered as plain JSON or as an event stream."""
+    if response.headers["content-type"].startswith("application/json"):
+        return response.json()["result"]
     data = next(line[5:] for line in response.text.splitlines() if line.startswith("data:"))
     return json.loads(data)["result"]
 

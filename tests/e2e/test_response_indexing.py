@@ -93,7 +93,7 @@ async def test_index_tools_report_bad_arguments_as_tool_errors(live):
     async with live.client("alice") as client:
         missing = await client.call_tool("IndexRead", {"label": "nothing:1"})
         hostile = await client.call_tool(
-            "IndexSearch", {"queries": ['NEAR("x" *', "title:^-"], "limit": -3}
+            "IndexSearch", {"queries": ['NEAR("x" *', "title:^-"], "limit": 3}
         )
         bad_offset = await client.call_tool("IndexRead", {"label": "x:1", "offset": "3-0"})
     assert missing.is_error and "nothing:1" in text_of(missing)

@@ -48,7 +48,7 @@ def superuser(client, admin_user):
     return client
 
 
-def change_form(upstream: Upstream, **changes: str) -> dict[str, str]:
+def change_form(upstream: Upstream, **changes: str | list[str]) -> dict[str, str | list[str]]:
     form = {
         "name": upstream.name,
         "transport": upstream.transport,
@@ -56,7 +56,7 @@ def change_form(upstream: Upstream, **changes: str) -> dict[str, str]:
         "timeout_seconds": "60",
         "notes": "",
         "command": upstream.command,
-        "args": json.dumps(upstream.args),
+        "args": list(upstream.args),  # one box per argument
         "cwd": upstream.cwd,
         "url": upstream.url,
         "env_text": "",
@@ -68,7 +68,7 @@ def change_form(upstream: Upstream, **changes: str) -> dict[str, str]:
 
 DANGEROUS = {
     "command": "/bin/sh",
-    "args": '["-c", "id"]',
+    "args": ["-c", "id"],
     "env_text": "LD_PRELOAD=/tmp/x.so",
     "url": "http://evil.example/mcp",
     "headers_text": "X-Steal: yes",

@@ -1,4 +1,4 @@
-"""test_upstream NAME: start the upstream once, list its tools, stop it."""
+"""test_upstream NAME: start the upstream once, read its lists, ping it, stop it."""
 
 from asgiref.sync import async_to_sync
 from django.core.exceptions import ValidationError
@@ -27,10 +27,14 @@ class Command(BaseCommand):
         except ValidationError as error:
             raise CommandError(describe(error)) from None
         try:
-            tools = async_to_sync(upstream_probe)(spec_for(upstream))
+            listing = async_to_sync(upstream_probe)(spec_for(upstream))
         except UpstreamError as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(f"{upstream.name}: connected, {len(tools)} tool(s)")
-        for tool in tools:
+        if listing.error is not None:
+            raise CommandError(listing.error)
+        self.stdout.write(f"{upstream.name}: connected, {len(listing.tools)} tool(s)")
+        if listing.failed:
+            self.stderr.write(f"{upstream.name}: {listing.failure_text()}")
+        for tool in listing.tools:
             summary = (tool.description or "").strip().splitlines()[:1]
             self.stdout.write(f"  {tool.name}" + (f"  {summary[0][:80]}" if summary else ""))
