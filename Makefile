@@ -6,6 +6,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 MODEL_DIR := var/models/all-MiniLM-L6-v2
+# PyPI upstream servers the tests run that need another `mcp` SDK than LocalRouter's: one venv
+# each under var/upstream-venvs/, pinned in tests/fixtures/upstream_venvs/NAME.txt.
+UPSTREAM_VENVS := $(patsubst tests/fixtures/upstream_venvs/%.txt,var/upstream-venvs/%/.installed,$(wildcard tests/fixtures/upstream_venvs/*.txt))
 
 .PHONY: serve test setup lint migrate clean embeddings
 
@@ -22,7 +25,7 @@ serve: setup migrate $(MODEL_DIR)/model.safetensors
 	@echo "LocalRouter: serving; admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
 	MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 $(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
 
-test: setup node_modules/.installed $(MODEL_DIR)/model.safetensors
+test: setup node_modules/.installed $(UPSTREAM_VENVS) $(MODEL_DIR)/model.safetensors
 	$(BIN)/ruff check .
 	$(BIN)/pytest $(PYTEST_ARGS)
 
@@ -57,11 +60,19 @@ $(MODEL_DIR)/model.safetensors: $(VENV)/.installed
 	@rm -rf var/models/download
 	@echo "LocalRouter: search model ready"
 
+# server-puppeteer's puppeteer would download Chrome from Google; the tests never launch it.
 node_modules/.installed: package.json package-lock.json
 	@command -v npm >/dev/null || { echo "LocalRouter's tests need Node.js 20 and npm (make serve does not)"; exit 1; }
 	@echo "LocalRouter: installing the tests' Node.js upstream servers (npm ci)"
-	@npm ci --no-audit --no-fund --loglevel=error
+	@PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+var/upstream-venvs/%/.installed: tests/fixtures/upstream_venvs/%.txt | $(VENV)/.installed
+	@echo "LocalRouter: installing the tests' PyPI upstream server $* into var/upstream-venvs/$*"
+	@rm -rf var/upstream-venvs/$*
+	@$(BIN)/python -m venv var/upstream-venvs/$*
+	@var/upstream-venvs/$*/bin/pip install --quiet --disable-pip-version-check -r $<
 	@touch $@
 
 clean:
-	rm -rf $(VENV) node_modules
+	rm -rf $(VENV) node_modules var/upstream-venvs

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -172,6 +172,16 @@ def create_superuser(live: LiveGateway, password: str) -> None:
 def stop_gateway(live: LiveGateway) -> None:
     if live.process is not None:
         stop_process(live.process)
+
+
+@contextmanager
+def running_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: str):
+    """`start_gateway` for the length of a `with` block (a fixture's yield)."""
+    live = start_gateway(tmp, upstreams, clients, **env)
+    try:
+        yield live
+    finally:
+        stop_gateway(live)
 
 
 def stdio_upstream(name: str, script: str, *args: str, timeout: float = 60.0) -> dict:

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.e2e.live import ToolsChanged, start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.live import ToolsChanged, running_gateway, stdio_upstream
 
 pytestmark = pytest.mark.anyio
 
@@ -18,11 +18,8 @@ def messy(tmp_path_factory):
         stdio_upstream("quirky", "raw_quirks_server.py"),
     ]
     clients = [{"name": "alice", "set": {"indexing_enabled": False}}]
-    gateway = start_gateway(tmp_path_factory.mktemp("messy"), upstreams, clients)
-    try:
+    with running_gateway(tmp_path_factory.mktemp("messy"), upstreams, clients) as gateway:
         yield gateway
-    finally:
-        stop_gateway(gateway)
 
 
 async def test_templates_method_not_found_means_none_and_keeps_tools_and_resources(messy):
