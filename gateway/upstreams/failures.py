@@ -20,6 +20,14 @@ _SESSION_GONE = "Session terminated"
 """What the SDK's Streamable HTTP transport reports when the server forgot our session (404)."""
 _CLOSED = "Connection closed"
 """The SDK's own message for a lost connection; servers also answer -32000 for plain errors."""
+_HTTP_LOST = (
+    "SSE stream ended without a response",
+    "SSE stream ended and reconnection attempts were exhausted",
+)
+_HTTP_LOST_PREFIX = "SSE stream failed: "
+"""What the SDK's Streamable HTTP client (mcp 2.3, `_resolve_abandoned_request`) synthesizes,
+also at -32000, when a request's response stream breaks off. It sets no data or flag that
+would tell it apart from a server's own -32000 answer, so its exact wording has to."""
 
 
 def root_cause(exc: BaseException) -> BaseException:
@@ -71,9 +79,10 @@ def call_error(spec: UpstreamSpec, exc: BaseException, *, session_broken: bool) 
     if isinstance(cause, MCPError):
         if cause.code == REQUEST_TIMEOUT:
             return _error(spec, "timeout", cause.message)
-        if (cause.code == CONNECTION_CLOSED and (session_broken or cause.message == _CLOSED)) or (
-            cause.code == INVALID_REQUEST and cause.message == _SESSION_GONE
-        ):
+        if (
+            cause.code == CONNECTION_CLOSED
+            and (session_broken or _connection_lost(spec, cause.message))
+        ) or (cause.code == INVALID_REQUEST and cause.message == _SESSION_GONE):
             return _error(
                 spec,
                 "crashed",
@@ -103,6 +112,15 @@ def call_error(spec: UpstreamSpec, exc: BaseException, *, session_broken: bool) 
         # The SDK raises RuntimeError for results that fail the tool's output schema.
         return _error(spec, "protocol", str(cause))
     return _error(spec, "protocol", f"unexpected failure: {type(cause).__name__}")
+
+
+def _connection_lost(spec: UpstreamSpec, message: str) -> bool:
+    """Whether a -32000 error is the SDK reporting a lost connection, not the server's answer."""
+    if message == _CLOSED:
+        return True
+    return spec.transport == "http" and (
+        message in _HTTP_LOST or message.startswith(_HTTP_LOST_PREFIX)
+    )
 
 
 def unreachable(spec: UpstreamSpec, error: httpx2.HTTPError) -> str:
