@@ -24,7 +24,13 @@ from gateway.directory import spec_for
 from gateway.listing_record import record_listing_sync
 from gateway.listings import UpstreamListing, read_listing
 from gateway.models import Upstream
-from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamSpec, stderr_tail
+from gateway.upstreams import (
+    UpstreamConnection,
+    UpstreamError,
+    UpstreamSpec,
+    stderr_mark,
+    stderr_tail,
+)
 
 logger = logging.getLogger(__name__)
 MAX_LISTED_TOOLS = 50
@@ -55,8 +61,9 @@ def _tools_message(upstream: Upstream, tools: list[types.Tool]) -> str:
     )
 
 
-def _failure_message(upstream: Upstream, error: str) -> str:
-    lines = stderr_tail(upstream.name)[-STDERR_LINES_SHOWN:]
+def _failure_message(upstream: Upstream, error: str, mark: int) -> str:
+    """The error, with the last stderr lines of this test's process (not of earlier ones)."""
+    lines = stderr_tail(upstream.name, since=mark)[-STDERR_LINES_SHOWN:]
     if not lines:
         return f"Could not connect to {upstream.name}: {error}"
     return format_html(
@@ -73,17 +80,18 @@ def connection_check_view(model_admin, request: HttpRequest, upstream_id: int) -
         raise PermissionDenied
     upstream = get_object_or_404(Upstream, pk=upstream_id)
     spec = spec_for(upstream)
+    mark = stderr_mark(upstream.name)
     try:
         listing = async_to_sync(upstream_probe)(spec)
         record_listing_sync(listing, "test connection")
     except UpstreamError as error:
-        messages.error(request, _failure_message(upstream, str(error)))
+        messages.error(request, _failure_message(upstream, str(error), mark))
     except Exception:  # the admin boundary: show a clean message, keep the details in the log
         logger.exception("testing the connection to upstream %r failed", upstream.name)
         messages.error(request, f"Testing {upstream.name} failed unexpectedly; see the server log.")
     else:
         if listing.error is not None:
-            messages.error(request, _failure_message(upstream, listing.error))
+            messages.error(request, _failure_message(upstream, listing.error, mark))
         else:
             messages.success(request, _tools_message(upstream, listing.tools))
         if listing.failed:

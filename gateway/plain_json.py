@@ -6,12 +6,19 @@ is the request's own response, the stream ends right after it: the client then g
 response as one `application/json` body instead, which the transport allows and which
 costs less to send and to read. When anything else comes first, the held response start
 and that event go out unchanged and the exchange stays a stream.
+
+The answer to a cancelled request stays a stream too: the 2025-era transport writes
+`Request cancelled` only to end the stream of a request its client has given up on, and
+a client that has already closed its session can drop a late event but not a late JSON
+body (the SDK's client raises `BrokenResourceError` into its task group on one).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
+
+from mcp.server.streamable_http import REQUEST_CANCELLED
 
 Send = Callable[[dict], Awaitable[None]]
 
@@ -20,17 +27,22 @@ EVENT_END = b"\r\n\r\n"
 # A response or error object as the SDK serialises it (keys in model order). Anything
 # else, a request or notification from the server included, keeps the stream.
 RESPONSE = re.compile(
-    rb'\{(?:"jsonrpc":"2\.0",)?"id":(?:"(?:[^"\\]|\\.)*"|-?\d+),"(?:result|error)":'
+    rb'\{(?:"jsonrpc":"2\.0",)?"id":(?:"(?:[^"\\]|\\.)*"|-?\d+),"(result|error)":'
 )
+CANCELLED = re.compile(rb'\{"code":%d[,}]' % REQUEST_CANCELLED)  # right after "error":
 STREAM_ONLY_HEADERS = {b"content-type", b"content-length", b"cache-control", b"connection"}
 
 
 def lone_response(body: bytes) -> bytes | None:
-    """The JSON of a chunk that is exactly one SSE event holding a JSON-RPC response."""
+    """The JSON of a chunk that is exactly one SSE event holding a JSON-RPC response
+    (not the answer to a cancelled request)."""
     if not (body.startswith(EVENT_START) and body.endswith(EVENT_END)):
         return None
     data = body[len(EVENT_START) : -len(EVENT_END)]
-    if b"\r" in data or b"\n" in data or not RESPONSE.match(data):
+    response = RESPONSE.match(data)
+    if b"\r" in data or b"\n" in data or response is None:
+        return None
+    if response[1] == b"error" and CANCELLED.match(data, response.end()):
         return None
     return data
 

@@ -10,7 +10,7 @@ from gateway.upstreams.errors import ErrorKind, UpstreamError
 from gateway.upstreams.hooks import ListKind, UpstreamHooks
 from gateway.upstreams.pool import UpstreamPool
 from gateway.upstreams.spec import UpstreamSpec
-from gateway.upstreams.stderr import stderr_tail
+from gateway.upstreams.stderr import stderr_mark, stderr_tail
 
 __all__ = [
     "Backoff",
@@ -21,5 +21,6 @@ __all__ = [
     "UpstreamHooks",
     "UpstreamPool",
     "UpstreamSpec",
+    "stderr_mark",
     "stderr_tail",
 ]

@@ -1,6 +1,7 @@
 """An upstream process's stderr, logged line by line with its secrets redacted.
 
-The last lines of each upstream are also kept in memory (per worker) for the admin.
+The last lines of each upstream are also kept in memory (per worker) for the admin,
+numbered, so a caller can ask for just the lines written since a mark (`stderr_mark`).
 """
 
 from __future__ import annotations
@@ -13,29 +14,63 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import BinaryIO, TextIO
 
+import anyio
+
 from gateway.upstreams.errors import redact_line
 from gateway.upstreams.spec import UpstreamSpec
 
 logger = logging.getLogger("gateway.upstreams.stderr")
 MAX_LINE_CHARS = 2000
 TAIL_LINES = 40
-_tails: dict[str, deque[str]] = {}
+DRAIN_SECONDS = 1.0
+"""How long closing waits for the last lines of an exited child to be read and kept."""
 
 
-def stderr_tail(upstream: str) -> list[str]:
-    """The last lines (redacted) this worker's processes of `upstream` wrote to stderr."""
-    return list(_tails.get(upstream, ()))
+class _Tail:
+    """One upstream's last lines and how many it has written in all (this worker)."""
+
+    def __init__(self) -> None:
+        self.lines: deque[str] = deque(maxlen=TAIL_LINES)
+        self.written = 0
+
+
+_tails: dict[str, _Tail] = {}
+_lock = threading.Lock()  # pump threads write, the admin reads from another thread
+
+
+def stderr_mark(upstream: str) -> int:
+    """A mark for `stderr_tail(upstream, since=...)`: how many lines it has written so far."""
+    with _lock:
+        tail = _tails.get(upstream)
+        return tail.written if tail else 0
+
+
+def stderr_tail(upstream: str, since: int = 0) -> list[str]:
+    """The last lines (redacted) this worker's processes of `upstream` wrote to stderr;
+    with `since` (a `stderr_mark`), only those written after that mark."""
+    with _lock:
+        tail = _tails.get(upstream)
+        if tail is None:
+            return []
+        lines = list(tail.lines)
+        new = tail.written - since
+    if new <= 0:
+        return []
+    return lines[-new:]
 
 
 def _pump(spec: UpstreamSpec, pipe: BinaryIO) -> None:
     secrets = spec.secret_values()
-    tail = _tails.setdefault(spec.name, deque(maxlen=TAIL_LINES))
+    with _lock:
+        tail = _tails.setdefault(spec.name, _Tail())
     with pipe:
         for raw in pipe:
             line = raw.decode("utf-8", "replace").rstrip()[:MAX_LINE_CHARS]
             if line:
                 line = redact_line(line, secrets)
-                tail.append(line)  # deque.append is atomic: the admin reads from another thread
+                with _lock:
+                    tail.lines.append(line)
+                    tail.written += 1
                 logger.info("upstream %s: %s", spec.name, line)
 
 
@@ -52,3 +87,7 @@ async def stderr_relay(spec: UpstreamSpec) -> AsyncIterator[TextIO]:
     finally:
         # The child holds its own copy: the thread ends when the child has exited too.
         writer.close()
+        # Let it keep the child's last lines before the caller looks at them (a failed
+        # start shows them); bounded, in case a descendant still holds the pipe open.
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(thread.join, DRAIN_SECONDS)

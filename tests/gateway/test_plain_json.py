@@ -26,6 +26,8 @@ def test_a_lone_response_event_is_answered_as_json(data):
         event(b'{"jsonrpc":"2.0","method":"notifications/progress","params":{}}'),
         event(b'{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{}}'),
         event(b'{"jsonrpc":"2.0","id":7,"result":{}}') + event(b'{"jsonrpc":"2.0","id":8}'),
+        # the answer that ends a cancelled request's stream: its client may be gone
+        event(b'{"jsonrpc":"2.0","id":7,"error":{"code":-32800,"message":"Request cancelled"}}'),
         b"id: 1\r\ndata: \r\n\r\n",  # a priming event
         b": ping\r\n\r\n",
         b"",
