@@ -22,12 +22,10 @@ from django.utils.html import format_html, format_html_join
 from gateway.admin_powers import may_run_upstreams
 from gateway.directory import spec_for
 from gateway.listing_record import record_listing_sync
-from gateway.listings import UpstreamListing, read_listing
+from gateway.listings import upstream_probe
 from gateway.models import Upstream
 from gateway.upstreams import (
-    UpstreamConnection,
     UpstreamError,
-    UpstreamSpec,
     stderr_mark,
     stderr_tail,
 )
@@ -35,18 +33,6 @@ from gateway.upstreams import (
 logger = logging.getLogger(__name__)
 MAX_LISTED_TOOLS = 50
 STDERR_LINES_SHOWN = 5
-
-
-async def upstream_probe(spec: UpstreamSpec) -> UpstreamListing:
-    """Start the upstream, read every list it declares, ping it and stop it again."""
-    connection = UpstreamConnection(spec)
-    try:
-        listing = await read_listing(connection)
-        if listing.error is None:
-            await connection.ping()  # a cheap call on the same session: it keeps answering
-        return listing
-    finally:
-        await connection.aclose()
 
 
 def _tools_message(upstream: Upstream, tools: list[types.Tool]) -> str:

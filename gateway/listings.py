@@ -181,3 +181,15 @@ class Listings:
     async def aclose(self) -> None:
         """Stop the reads in flight."""
         await self._reads.aclose()
+
+
+async def upstream_probe(spec: UpstreamSpec) -> UpstreamListing:
+    """Start the upstream, read every list it declares, ping it and stop it again."""
+    connection = UpstreamConnection(spec)
+    try:
+        listing = await read_listing(connection)
+        if listing.error is None:
+            await connection.ping()  # a cheap call on the same session: it keeps answering
+        return listing
+    finally:
+        await connection.aclose()

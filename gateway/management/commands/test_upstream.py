@@ -4,8 +4,8 @@ from asgiref.sync import async_to_sync
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from gateway.admin_test_connection import upstream_probe
 from gateway.directory import spec_for
+from gateway.listings import upstream_probe
 from gateway.models import Upstream
 from gateway.upstreams import UpstreamError
 from localrouter.validation import describe
