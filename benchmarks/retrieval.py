@@ -40,12 +40,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[0:1] = [str(ROOT)]  # run as a script, `import indexing` must find the package
 
 from benchmarks import _docs  # noqa: E402
-from indexing.chunker import chunk_document  # noqa: E402
-from indexing.compressor import ResponseCompressor  # noqa: E402
-from indexing.labels import LabelCounter  # noqa: E402
-from indexing.search import location  # noqa: E402
-from indexing.store import Hit, SessionStore  # noqa: E402
-from indexing.text import one_line, sanitize  # noqa: E402
+from indexing.engine.chunker import chunk_document  # noqa: E402
+from indexing.engine.compressor import ResponseCompressor  # noqa: E402
+from indexing.engine.labels import LabelCounter  # noqa: E402
+from indexing.engine.search import location  # noqa: E402
+from indexing.engine.store import Hit, SessionStore  # noqa: E402
+from indexing.engine.text import one_line, sanitize  # noqa: E402
 
 SECTION = "retrieval"
 DOCS_DIR = Path(__file__).resolve().parent / "retrieval_docs"

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
 KIB = 1024
@@ -41,14 +41,9 @@ class SettingSpec:
         return self.default() if callable(self.default) else self.default
 
 
-@cache
-def embedding_backend_installed() -> bool:
-    """Whether hybrid vector search can run here: numpy & co. and the model's weights."""
-    try:
-        from indexing.embeddings import default_model_path
-    except ImportError:
-        return False
-    return default_model_path() is not None
+def vector_search_default() -> bool:
+    """On where the embedding model is installed (decided once, in settings)."""
+    return settings.VECTOR_SEARCH_DEFAULT
 
 
 SETTINGS: tuple[SettingSpec, ...] = (
@@ -59,7 +54,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec("search_tool_name", "Search tool name", str, "IndexSearch"),
     SettingSpec("read_tool_name", "Read tool name", str, "IndexRead"),
     # SPEC §1: off, but on where an embedding backend is installed (`make embeddings`).
-    SettingSpec("vector_search", "Hybrid vector search", bool, embedding_backend_installed),
+    SettingSpec("vector_search", "Hybrid vector search", bool, vector_search_default),
 )
 SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
 FIELD_NAMES = tuple(SETTINGS_BY_NAME)

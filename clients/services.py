@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Model
 
 from clients.models import Client
 from clients.tokens import generate_token, hash_token, hashes_match, shown_prefix
@@ -24,28 +25,27 @@ def assign_new_token(client: Client) -> str:
 def client_create(
     *,
     name: str,
-    upstream_names: Iterable[str] | None = None,
+    upstreams: Iterable[Model] | None = None,
     overrides: Mapping[str, Any] | None = None,
     notes: str = "",
 ) -> tuple[Client, str]:
     """Create a client and return it with its token (the only time the token is known).
 
-    `upstream_names=None` lets the client use every upstream.
+    `upstreams` are the upstream records the client may use (resolved by the caller, e.g.
+    `Upstream.objects.by_names`); None lets it use every upstream.
 
     Raises:
-        django.core.exceptions.ValidationError: invalid name, override or unknown upstream.
+        django.core.exceptions.ValidationError: invalid name or override.
     """
-    from gateway.models import Upstream
-
-    client = Client(name=name, notes=notes, all_upstreams=upstream_names is None)
+    client = Client(name=name, notes=notes, all_upstreams=upstreams is None)
     for field, value in (overrides or {}).items():
         setattr(client, field, value)
     token = assign_new_token(client)
     client.full_clean()
     with transaction.atomic():
         client.save()
-        if upstream_names is not None:
-            client.upstreams.set(Upstream.objects.by_names(upstream_names))
+        if upstreams is not None:
+            client.upstreams.set(upstreams)
     return client, token
 
 

@@ -183,13 +183,6 @@ class Gateway:
                 if session.connection is None and now - session.last_activity > timeout:
                     await session.aclose()
 
-    def live_session(self, record_id: str) -> GatewaySession | None:
-        """The open session whose report record has this key."""
-        for session in list(self.sessions.values()):
-            if session.record_id == record_id and not session.closed:
-                return session
-        return None
-
     async def session_ended(self, session: GatewaySession) -> None:
         self.sessions.pop(session.key, None)
         if self.forwarding is not None and self.forwarding.channel is not None:

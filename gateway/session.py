@@ -22,6 +22,7 @@ from gateway.catalog_view import CatalogView
 from gateway.identity import ClientIdentity
 from gateway.session_index import SessionIndex
 from gateway.upstreams import UpstreamError
+from indexing import gateway_facts
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ class GatewaySession:
         self.in_flight: Counter[str] = Counter()  # upstream -> calls waiting for it now
         self.closed = False
         self.index = SessionIndex(identity.settings)
+        gateway_facts.register_store(self.record_id, lambda: self.index.store)
         self.connection: Any = None  # the SDK connection, for change notifications
         self._view: CatalogView | None = None
         self._view_version = -1
@@ -242,4 +244,5 @@ class GatewaySession:
             try:
                 await self.index.aclose()  # first: the record counts every indexed response
             finally:
+                gateway_facts.unregister_store(self.record_id)
                 await self.gateway.session_ended(self)

@@ -13,18 +13,19 @@ from django.conf import settings as django_settings
 
 from clients.context_settings import EffectiveSettings
 from gateway.catalog_view import Activation, CatalogView
-from indexing.catalog_chunks import chunk_catalog_document
-from indexing.compressor import ResponseCompressor
-from indexing.hybrid import CatalogVectors, embedder, hybrid_hits
-from indexing.search import Ranker
-from indexing.store import SessionStore
+from indexing.engine.catalog_chunks import chunk_catalog_document
+from indexing.engine.compressor import ResponseCompressor
+from indexing.engine.hybrid import CatalogVectors, embedder, hybrid_hits
+from indexing.engine.search import Ranker
+from indexing.engine.store import SessionStore
 from indexing.tool_results import compress_result, index_tools, run_index_tool, text_result
 
 logger = logging.getLogger(__name__)
 
 
 def _catalog_vectors(documents: list[tuple[str, str]]) -> CatalogVectors | None:
-    return CatalogVectors(documents) if embedder() is not None else None
+    model = embedder(django_settings.EMBEDDING_MODEL_DIR)
+    return CatalogVectors(documents, model) if model is not None else None
 
 
 def new_store() -> SessionStore:

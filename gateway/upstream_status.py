@@ -9,8 +9,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gateway.listings import PENDING
+from gateway.models import Upstream
 from gateway.runtime import running_gateway
 from gateway.upstreams import stderr_tail
+
+
+@dataclass(frozen=True)
+class UpstreamHealth:
+    """How one configured upstream is doing in this worker."""
+
+    name: str
+    enabled: bool
+    state: str  # "connected", "starting", "failing", "not started" or "disabled"
+    error: str | None
+    tools: int | None
+    last_stderr: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,3 +53,22 @@ def upstream_status(name: str) -> UpstreamStatus:
     if error is not None:
         return UpstreamStatus("failing", error=error, stderr=stderr)
     return UpstreamStatus("connected", tools=tools, stderr=stderr)
+
+
+def upstream_health() -> list[UpstreamHealth]:
+    """Every configured upstream with its state in this worker's gateway."""
+    rows = []
+    for name, enabled in Upstream.objects.order_by("name").values_list("name", "enabled"):
+        if not enabled:
+            rows.append(UpstreamHealth(name, False, "disabled", None, None))
+            continue
+        status = upstream_status(name)
+        rows.append(
+            UpstreamHealth(name, True, status.state, status.error, status.tools, status.last_stderr)
+        )
+    return rows
+
+
+def upstream_names() -> list[str]:
+    """Every configured upstream's name, in order."""
+    return list(Upstream.objects.order_by("name").values_list("name", flat=True))

@@ -17,7 +17,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from clients.models import Client
-from indexing import charts, reports
+from indexing import charts, gateway_facts, reports
 from indexing.models import IndexedLabel, SessionRecord
 
 MAX_OVERVIEW_DAYS = 366
@@ -31,10 +31,7 @@ class UpstreamFilter(admin.SimpleListFilter):
     parameter_name = "upstream"
 
     def lookups(self, request, model_admin):
-        from gateway.models import Upstream
-
-        names = Upstream.objects.order_by("name").values_list("name", flat=True)
-        return [(name, name) for name in names]
+        return [(name, name) for name in gateway_facts.upstream_names()]
 
     def queryset(self, request, queryset):
         upstream = self.value()
@@ -208,7 +205,7 @@ class SessionRecordAdmin(admin.ModelAdmin):
             "Savings overview",
             form=form,
             overview=overview,
-            upstreams=reports.upstream_health(),
+            upstreams=gateway_facts.upstream_health(),
             **(_overview_charts(overview) if overview else {}),
         )
         return TemplateResponse(request, "admin/indexing/sessionrecord/overview.html", context)

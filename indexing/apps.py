@@ -6,6 +6,6 @@ class IndexingConfig(AppConfig):
     verbose_name = "Context management"
 
     def ready(self) -> None:
-        from indexing.compressor import tune_thread_switching
+        from indexing.engine.compressor import tune_thread_switching
 
         tune_thread_switching()

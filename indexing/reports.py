@@ -14,10 +14,10 @@ from django.db.models import Count, Q, QuerySet, Sum, TextField
 from django.db.models.functions import Cast, TruncDate
 from django.utils import timezone
 
-from indexing.errors import IndexToolError
+from indexing import gateway_facts
+from indexing.engine.errors import IndexToolError
+from indexing.engine.read import format_read
 from indexing.models import IndexedLabel, SessionRecord
-from indexing.read import format_read
-from indexing.store import SessionStore
 
 INDEX_TOOLS = "LocalRouter"
 """The group shown for calls that no upstream served (IndexSearch, IndexRead)."""
@@ -125,7 +125,7 @@ def session_report(record: SessionRecord) -> SessionReport:
         upstreams=calls_by_upstream(record.calls_by_tool or {}),
         responses=Savings(record.bytes_from_upstreams, record.bytes_to_client),
         catalog=Savings(record.catalog_bytes_before, record.catalog_bytes_after),
-        alive=live_store(record.key) is not None,
+        alive=gateway_facts.live_store(record.key) is not None,
     )
 
 
@@ -164,18 +164,6 @@ class PeriodSavings:
     sessions: int
     calls: int
     savings: Savings
-
-
-@dataclass(frozen=True)
-class UpstreamHealth:
-    """How one configured upstream is doing in this worker."""
-
-    name: str
-    enabled: bool
-    state: str  # "connected", "starting", "failing", "not started" or "disabled"
-    error: str | None
-    tools: int | None
-    last_stderr: str | None = None
 
 
 @dataclass(frozen=True)
@@ -262,35 +250,6 @@ def overview(*, days: int, client_id: int | None = None, now: datetime | None = 
     )
 
 
-# This worker's gateway (the admin runs in the same daphne process).
-
-
-def upstream_health() -> list[UpstreamHealth]:
-    """Every configured upstream with its state in this worker's gateway."""
-    from gateway.models import Upstream
-    from gateway.upstream_status import upstream_status
-
-    rows = []
-    for name, enabled in Upstream.objects.order_by("name").values_list("name", "enabled"):
-        if not enabled:
-            rows.append(UpstreamHealth(name, False, "disabled", None, None))
-            continue
-        status = upstream_status(name)
-        rows.append(
-            UpstreamHealth(name, True, status.state, status.error, status.tools, status.last_stderr)
-        )
-    return rows
-
-
-def live_store(record_key: str) -> SessionStore | None:
-    """The index store of the live session behind a record, or None once it ended."""
-    from gateway.runtime import running_gateway
-
-    gateway = running_gateway()
-    session = gateway.live_session(record_key) if gateway is not None else None
-    return session.index.store if session is not None else None
-
-
 @dataclass(frozen=True)
 class LabelContent:
     """One page of a label's text, or why there is none."""
@@ -304,7 +263,7 @@ def label_content(
     record: SessionRecord, label: str, offset: str | None, limit: int | None
 ) -> LabelContent:
     """A page of an indexed label's lines, read from its live session."""
-    store = live_store(record.key)
+    store = gateway_facts.live_store(record.key)
     if store is None:
         return LabelContent(alive=False)
     try:

@@ -16,12 +16,12 @@ from concurrent.futures import Future
 
 import mcp_types as types
 
-from indexing.arguments import MAX_QUERIES
-from indexing.compressor import Compression, ResponseCompressor
-from indexing.errors import IndexToolError
-from indexing.read import DEFAULT_READ_LINES, format_read
-from indexing.search import DEFAULT_HITS, MAX_HITS, Ranker, search_with_labels
-from indexing.store import SessionStore
+from indexing.engine.arguments import MAX_QUERIES
+from indexing.engine.compressor import Compression, ResponseCompressor
+from indexing.engine.errors import IndexToolError
+from indexing.engine.read import DEFAULT_READ_LINES, format_read
+from indexing.engine.search import DEFAULT_HITS, MAX_HITS, Ranker, search_with_labels
+from indexing.engine.store import SessionStore
 
 logger = logging.getLogger(__name__)
 

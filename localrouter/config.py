@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,6 +21,12 @@ KNOWN_DATABASE_SCHEMES = {
 }
 
 env = environ.Env()
+
+# Hybrid vector search: the model `make embeddings` unpacks, the files the engine loads from
+# it (indexing.engine.embeddings.MODEL_FILES) and the packages its encoder needs.
+EMBEDDING_MODEL_SUBDIR = Path("var/models/all-MiniLM-L6-v2")
+EMBEDDING_MODEL_FILES = ("model.safetensors", "tokenizer.json")
+EMBEDDING_PACKAGES = ("numpy", "safetensors", "tokenizers")
 
 
 class ConfigError(Exception):
@@ -39,6 +46,19 @@ def data_dir(project: Path) -> Path:
     except OSError as exc:
         raise ConfigError(f"LOCALROUTER_DATA_DIR: cannot create {path}: {exc.strerror}") from exc
     return path
+
+
+def embedding_model_dir(project: Path) -> Path:
+    """The search model's folder: `LOCALROUTER_EMBEDDING_MODEL`, else the one `make` fills."""
+    configured = env.str("LOCALROUTER_EMBEDDING_MODEL", default="")
+    return Path(configured).expanduser() if configured else project / EMBEDDING_MODEL_SUBDIR
+
+
+def embedding_backend_ready(folder: Path) -> bool:
+    """Whether hybrid vector search can run here: numpy, safetensors and tokenizers are
+    installed and `folder` holds the model's weights and tokenizer."""
+    packages = all(find_spec(name) is not None for name in EMBEDDING_PACKAGES)
+    return packages and all((folder / name).is_file() for name in EMBEDDING_MODEL_FILES)
 
 
 def database_config(directory: Path) -> dict[str, Any]:

@@ -38,6 +38,9 @@ try:
     # Behind a reverse proxy that ends TLS: trust its X-Forwarded-Proto, so that requests
     # count as https (CSRF origin checks, Connect snippets) and cookies are sent over TLS only.
     BEHIND_TLS_PROXY = config.boolean("LOCALROUTER_BEHIND_TLS_PROXY", default=False)
+    # Hybrid vector search is on by default exactly where its model is installed (SPEC §1).
+    EMBEDDING_MODEL_DIR = config.embedding_model_dir(BASE_DIR)
+    VECTOR_SEARCH_DEFAULT = config.embedding_backend_ready(EMBEDDING_MODEL_DIR)
 except config.ConfigError as error:
     config.fail(error)
 

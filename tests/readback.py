@@ -2,7 +2,7 @@
 
 import re
 
-from indexing.read import FINAL_NEWLINE_NOTE
+from indexing.engine.read import FINAL_NEWLINE_NOTE
 
 _ENTRY = re.compile(r"(?P<line>[0-9]+)(?:-[0-9]+)?:(?: (?P<text>.*))?", re.S)
 

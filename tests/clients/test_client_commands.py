@@ -6,6 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from clients.services import client_create, client_for_token
+from gateway.models import Upstream
 from tests.factories import UpstreamFactory
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,7 @@ def run(*args: str) -> str:
 def test_list_clients_shows_prefix_state_upstreams_and_never_a_token():
     UpstreamFactory(name="github")
     alice, alice_token = client_create(name="alice")
-    _, bob_token = client_create(name="bob", upstream_names=["github"])
+    _, bob_token = client_create(name="bob", upstreams=Upstream.objects.by_names(["github"]))
     run("revoke_client", "bob")
     lines = run("list_clients").splitlines()
     assert lines[0].split()[:4] == ["name", "token", "state", "upstreams"]

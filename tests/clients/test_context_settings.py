@@ -1,5 +1,7 @@
 """Context-management settings resolve client -> global -> built-in default, per field."""
 
+from pathlib import Path
+
 import pytest
 from django.core.exceptions import ValidationError
 from hypothesis import given
@@ -11,13 +13,14 @@ from clients.context_settings import (
     GLOBAL_OVERRIDE,
     SETTINGS,
     check_distinct_tool_names,
-    embedding_backend_installed,
     parse_setting,
     resolve_settings,
     validate_threshold,
     validate_tool_name,
+    vector_search_default,
 )
 from clients.models import Client, GlobalSettings
+from localrouter import config
 from tests.factories import ClientFactory
 
 
@@ -59,7 +62,7 @@ def test_built_in_defaults_match_the_spec_table():
     assert effective.catalog_threshold == 16_384
     assert effective.search_tool_name == "IndexSearch"
     assert effective.read_tool_name == "IndexRead"
-    assert effective.vector_search is embedding_backend_installed()
+    assert effective.vector_search is vector_search_default()
     assert str(effective["response_threshold"]) == "16384 (built-in default)"
     assert str(effective["indexing_enabled"]) == "on (built-in default)"
 
@@ -166,16 +169,14 @@ def test_every_setting_is_a_nullable_field_on_both_models():
 
 
 def test_vector_search_is_on_by_default_exactly_where_the_embedding_model_is_installed(
-    monkeypatch, tmp_path
+    monkeypatch, tmp_path, settings
 ):
-    embedding_backend_installed.cache_clear()
     monkeypatch.setenv("LOCALROUTER_EMBEDDING_MODEL", str(tmp_path))  # an empty folder
-    try:
-        assert resolve_settings(None, None).vector_search is False
-        (tmp_path / "model.safetensors").write_bytes(b"")
-        (tmp_path / "tokenizer.json").write_text("{}")
-        embedding_backend_installed.cache_clear()
-        assert resolve_settings(None, None).vector_search is True
-        assert str(resolve_settings(None, None)["vector_search"]) == "on (built-in default)"
-    finally:
-        embedding_backend_installed.cache_clear()
+    assert config.embedding_model_dir(Path("/elsewhere")) == tmp_path
+    settings.VECTOR_SEARCH_DEFAULT = config.embedding_backend_ready(tmp_path)
+    assert resolve_settings(None, None).vector_search is False
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    (tmp_path / "tokenizer.json").write_text("{}")
+    settings.VECTOR_SEARCH_DEFAULT = config.embedding_backend_ready(tmp_path)
+    assert resolve_settings(None, None).vector_search is True
+    assert str(resolve_settings(None, None)["vector_search"]) == "on (built-in default)"

@@ -31,7 +31,11 @@ for row in spec["upstreams"]:
     Upstream.objects.create(**row)
 tokens = {}
 for row in spec["clients"]:
-    client, token = client_create(name=row["name"], upstream_names=row.get("upstreams"))
+    names = row.get("upstreams")
+    client, token = client_create(
+        name=row["name"],
+        upstreams=None if names is None else Upstream.objects.by_names(names),
+    )
     for field, value in row.get("set", {}).items():
         setattr(client, field, value)
     client.save()

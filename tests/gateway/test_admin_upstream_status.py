@@ -1,12 +1,14 @@
 """The upstream page and the overview show each upstream's state, last error and stderr."""
 
 import sys
+from types import SimpleNamespace
 
 import pytest
 from django.urls import reverse
 
 from gateway import runtime
 from gateway.listings import PENDING, UpstreamListing
+from gateway.upstream_status import upstream_health
 from gateway.upstreams import UpstreamSpec
 from tests.e2e.live import SERVERS
 from tests.factories import UpstreamFactory
@@ -58,3 +60,29 @@ def test_an_upstream_still_starting_is_shown_as_starting_in_the_overview(staff, 
     page = staff.get(reverse("admin:indexing_sessionrecord_overview")).content.decode()
     assert 'class="state-starting">starting<' in page
     assert PENDING not in page
+
+
+def test_upstream_health_shows_connected_failing_idle_and_disabled(monkeypatch):
+    for name in ("files", "broken", "idle"):
+        UpstreamFactory(name=name)
+    UpstreamFactory(name="off", enabled=False)
+    listings = {
+        "files": SimpleNamespace(error=None, tools=[object(), object()]),
+        "broken": SimpleNamespace(error="exited with status 3", tools=[]),
+    }
+    gateway = runtime.Gateway()  # never started; its listings are set here
+    gateway.listings._listings.update(listings)
+    monkeypatch.setattr(runtime, "_gateway", gateway)
+    health = {row.name: (row.state, row.tools, row.error) for row in upstream_health()}
+    assert health == {
+        "broken": ("failing", None, "exited with status 3"),
+        "files": ("connected", 2, None),
+        "idle": ("not started", None, None),
+        "off": ("disabled", None, None),
+    }
+
+
+def test_upstream_health_without_a_running_gateway_says_not_started(monkeypatch):
+    monkeypatch.setattr(runtime, "_gateway", None)
+    UpstreamFactory(name="files")
+    assert [row.state for row in upstream_health()] == ["not started"]

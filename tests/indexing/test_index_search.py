@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.errors import IndexToolError
-from indexing.search import CONTEXT_CHARS, format_search
-from indexing.store import SessionStore
+from indexing.engine.errors import IndexToolError
+from indexing.engine.search import CONTEXT_CHARS, format_search
+from indexing.engine.store import SessionStore
 
 API = """\
 # Issues

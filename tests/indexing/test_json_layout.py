@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.chunker import json_layout
-from indexing.chunker.json_layout import JsonLayout
-from indexing.chunker.lines import Lines
+from indexing.engine.chunker import json_layout
+from indexing.engine.chunker.json_layout import JsonLayout
+from indexing.engine.chunker.lines import Lines
 
 
 def structural_outside_strings(text: bytes) -> list[int]:

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing import text as text_module
-from indexing.chunker import lines as lines_module
-from indexing.chunker.lines import Lines
-from indexing.text import encode_document, utf8_size
+from indexing.engine import text as text_module
+from indexing.engine.chunker import lines as lines_module
+from indexing.engine.chunker.lines import Lines
+from indexing.engine.text import encode_document, utf8_size
 
 pieces = st.sampled_from(
     ["a", "b", " ", "\t", "\n", "\r", "\r\n", "é", "\u3000", "😀", "\x00", "\ud800"]

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from indexing.chunker import DocumentFormat, chunk_document
-from indexing.chunker.jsondoc import is_minified
-from indexing.compressor import ResponseCompressor
-from indexing.errors import IndexToolError
-from indexing.read import CARRIAGE_RETURN_NOTE, FINAL_NEWLINE_NOTE, format_read
-from indexing.store import SessionStore
+from indexing.engine.chunker import DocumentFormat, chunk_document
+from indexing.engine.chunker.jsondoc import is_minified
+from indexing.engine.compressor import ResponseCompressor
+from indexing.engine.errors import IndexToolError
+from indexing.engine.read import CARRIAGE_RETURN_NOTE, FINAL_NEWLINE_NOTE, format_read
+from indexing.engine.store import SessionStore
 from tests.readback import footer_offset, join_read
 
 THRESHOLD = 256
@@ -159,7 +159,7 @@ def test_formatted_json_is_served_as_sent_and_its_contents_point_at_its_own_line
 @pytest.mark.parametrize("streamed", [False, True])
 def test_json_search_hits_cover_the_lines_that_hold_what_was_found(monkeypatch, streamed) -> None:
     if streamed:
-        monkeypatch.setattr("indexing.chunker.jsondoc.STREAM_MIN_CHARS", 1000)
+        monkeypatch.setattr("indexing.engine.chunker.jsondoc.STREAM_MIN_CHARS", 1000)
     text = formatted_json()
     store, label, _ = compress(text)
     file_lines = text.split("\n")

@@ -1,15 +1,13 @@
 """Report selectors: per-session figures, the overview's aggregates, live label content."""
 
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
 
 import pytest
 
-from gateway import runtime
-from indexing import reports
+from indexing import gateway_facts, reports
+from indexing.engine.store import SessionStore
 from indexing.models import IndexedLabel, SessionRecord
-from indexing.store import SessionStore
-from tests.factories import ClientFactory, UpstreamFactory
+from tests.factories import ClientFactory
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
@@ -38,23 +36,6 @@ def session_record(client=None, *, started=NOW, labels=(), **fields) -> SessionR
             seconds_to_index=0.01,
         )
     return record
-
-
-def fake_gateway(sessions=(), listings=None) -> runtime.Gateway:
-    """A gateway (never started) holding these live sessions and upstream listings."""
-    gateway = runtime.Gateway()
-    gateway.sessions.update({s.key: s for s in sessions})
-    gateway.listings._listings.update(listings or {})
-    return gateway
-
-
-def live_session(record: SessionRecord, store: SessionStore, *, closed=False) -> SimpleNamespace:
-    return SimpleNamespace(
-        key="sdk-" + record.key,
-        record_id=record.key,
-        closed=closed,
-        index=SimpleNamespace(store=store),
-    )
 
 
 def test_calls_are_grouped_by_upstream_busiest_first():
@@ -149,37 +130,11 @@ def test_the_overview_sums_per_day_and_client_and_ranks_tools_and_responses():
 
 
 @pytest.mark.django_db
-def test_upstream_health_shows_connected_failing_idle_and_disabled(monkeypatch):
-    for name in ("files", "broken", "idle"):
-        UpstreamFactory(name=name)
-    UpstreamFactory(name="off", enabled=False)
-    listings = {
-        "files": SimpleNamespace(error=None, tools=[object(), object()]),
-        "broken": SimpleNamespace(error="exited with status 3", tools=[]),
-    }
-    monkeypatch.setattr(runtime, "_gateway", fake_gateway(listings=listings))
-    health = {row.name: (row.state, row.tools, row.error) for row in reports.upstream_health()}
-    assert health == {
-        "broken": ("failing", None, "exited with status 3"),
-        "files": ("connected", 2, None),
-        "idle": ("not started", None, None),
-        "off": ("disabled", None, None),
-    }
-
-
-@pytest.mark.django_db
-def test_upstream_health_without_a_running_gateway_says_not_started(monkeypatch):
-    monkeypatch.setattr(runtime, "_gateway", None)
-    UpstreamFactory(name="files")
-    assert [row.state for row in reports.upstream_health()] == ["not started"]
-
-
-@pytest.mark.django_db
-def test_label_content_is_read_from_the_live_session_and_gone_after(monkeypatch):
+def test_label_content_is_read_from_the_live_session_and_gone_after():
     record = session_record(labels=[("files__read:1", 30, 10)])
     store = SessionStore()
     store.add("files__read:1", "first line\nsecond line\n", tool="files__read", run=1)
-    monkeypatch.setattr(runtime, "_gateway", fake_gateway([live_session(record, store)]))
+    gateway_facts.register_store(record.key, lambda: store)
 
     content = reports.label_content(record, "files__read:1", None, None)
     assert content.alive
@@ -188,9 +143,7 @@ def test_label_content_is_read_from_the_live_session_and_gone_after(monkeypatch)
     assert last == "2: second line\n[the text ends with a newline]"
     assert "past the end" in reports.label_content(record, "files__read:1", "9", None).error
 
-    monkeypatch.setattr(
-        runtime, "_gateway", fake_gateway([live_session(record, store, closed=True)])
-    )
+    gateway_facts.unregister_store(record.key)  # the session ended
     assert reports.label_content(record, "files__read:1", None, None) == reports.LabelContent(
         alive=False
     )

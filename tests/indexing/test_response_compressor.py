@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.chunker.jsondoc import STREAM_MIN_CHARS
-from indexing.compressor import ResponseCompressor
-from indexing.errors import IndexToolError
-from indexing.labels import LabelCounter
-from indexing.read import FINAL_NEWLINE_NOTE, format_read
-from indexing.search import format_search
-from indexing.store import SessionStore
-from indexing.text import utf8_size
+from indexing.engine.chunker.jsondoc import STREAM_MIN_CHARS
+from indexing.engine.compressor import ResponseCompressor
+from indexing.engine.errors import IndexToolError
+from indexing.engine.labels import LabelCounter
+from indexing.engine.read import FINAL_NEWLINE_NOTE, format_read
+from indexing.engine.search import format_search
+from indexing.engine.store import SessionStore
+from indexing.engine.text import utf8_size
 from indexing.tool_results import compress_result
 
 # 63-character lines (64 bytes with the newline): the ~2 KB preview is easy to count.

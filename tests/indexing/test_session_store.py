@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing import store as store_module
-from indexing.chunker import DocumentFormat, chunk_document, start_chunking
-from indexing.errors import IndexToolError, LabelEvictedError
-from indexing.labels import LabelCounter
-from indexing.store import DocumentTooLargeError, Reservation, SessionStore
-from indexing.store_feed import ChunkFeed, DocumentAbandoned
-from indexing.store_rows import row_batches
+from indexing.engine import store as store_module
+from indexing.engine.chunker import DocumentFormat, chunk_document, start_chunking
+from indexing.engine.errors import IndexToolError, LabelEvictedError
+from indexing.engine.labels import LabelCounter
+from indexing.engine.store import DocumentTooLargeError, Reservation, SessionStore
+from indexing.engine.store_feed import ChunkFeed, DocumentAbandoned
+from indexing.engine.store_rows import row_batches
 
 GUIDE = """\
 # Installation

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.store import SessionStore
-from indexing.store_ranking import Ranking
+from indexing.engine.store import SessionStore
+from indexing.engine.store_ranking import Ranking
 
 SHARE = {"alpha": 0.7, "bravo": 0.4, "charlie": 0.25, "delta": 0.1, "echo": 0.04, "foxtrot": 0.015}
 """The share of sections holding each word (some also in their heading)."""

@@ -6,8 +6,8 @@ import sqlite3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.chunker import chunk_document
-from indexing.store_rows import RowSource, insert_rows_sql, row_batches
+from indexing.engine.chunker import chunk_document
+from indexing.engine.store_rows import RowSource, insert_rows_sql, row_batches
 
 pieces = st.sampled_from(
     ["word ", "é", "😀", "\n", "\n\n", "# Heading\n", "```\ncode\n```\n", "x" * 2500, "é" * 2100]

@@ -1,0 +1,110 @@
+"""Hybrid catalog search: BM25 hits fused with sentence-embedding similarity.
+
+Keyword search misses tools described in other words ("folder" for "directory");
+embeddings of each catalog entry's heading and description find them. Both rankings are
+cut to their top `DEPTH` before reciprocal rank fusion, so a weak keyword match cannot
+ride on an embedding score that every entry has. Measured on 254 real tools, test split of
+143 requests (benchmarks/catalog_hybrid.py): recall@5 0.72 keyword only, 0.92 fused.
+Plain Python; needs `indexing.engine.embeddings` (numpy, safetensors, tokenizers, the model).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from indexing.engine.fusion import reciprocal_rank_fusion
+from indexing.engine.store import Hit, SessionStore
+
+logger = logging.getLogger(__name__)
+DEPTH = 20
+
+_embedder: Any = None
+_embedder_lock = threading.Lock()
+_vector_cache: dict[str, Any] = {}  # embedded text -> unit vector, shared by all catalogs
+
+
+def embedder(folder: Path | None) -> Any | None:
+    """The process's sentence encoder from the model in `folder`, loaded on first use; None
+    when numpy & co. or the model's files are missing (then it stays None for the process)."""
+    global _embedder
+    with _embedder_lock:
+        if _embedder is None:
+            try:
+                from indexing.engine.embeddings import Embedder, model_folder_ready
+            except ImportError as error:
+                logger.warning("hybrid search unavailable: %s", error)
+                _embedder = False
+                return None
+            if not model_folder_ready(folder):
+                logger.warning("hybrid search unavailable: no embedding model (see README)")
+                _embedder = False
+                return None
+            _embedder = Embedder.from_path(folder)
+        return _embedder or None
+
+
+def summary(document: str) -> str:
+    """What is embedded for a catalog entry: its heading and description."""
+    return "\n\n".join(document.split("\n\n")[:2])
+
+
+class CatalogVectors:
+    """Unit vectors of catalog entries, by label."""
+
+    def __init__(self, documents: list[tuple[str, str]], model: Any) -> None:
+        import numpy as np
+
+        texts = {label: summary(text) for label, text in documents if "/tool/" in label}
+        missing = [t for t in dict.fromkeys(texts.values()) if t not in _vector_cache]
+        if missing:
+            logger.info(
+                "catalog embeddings started: %d tool(s), %d already embedded",
+                len(missing),
+                len(texts) - len(missing),
+            )
+            started = time.perf_counter()
+            for text, vector in zip(missing, model.embed(missing), strict=True):
+                _vector_cache[text] = vector
+            logger.info(
+                "catalog embeddings finished: %d tool(s) in %.2f s",
+                len(missing),
+                time.perf_counter() - started,
+            )
+        self.labels = list(texts)
+        vectors = [_vector_cache[texts[label]] for label in self.labels]
+        self.matrix = np.stack(vectors) if vectors else None  # no tool is deferred
+        self._model = model
+
+    def ranking(self, query: str, source: str | None) -> list[str]:
+        """Labels under `source`, most similar first."""
+        from indexing.engine.embeddings import cosine_ranking
+
+        if self.matrix is None:
+            return []
+        ranked = cosine_ranking(self._model.embed([query])[0], self.matrix, self.labels)
+        return [label for label in ranked if source is None or label.startswith(source)]
+
+
+def hybrid_hits(
+    store: SessionStore, vectors: CatalogVectors, query: str, source: str | None, limit: int
+) -> list[Hit]:
+    """Keyword and embedding rankings fused by label; each label's best keyword hit (or its
+    first chunk, when only the embeddings found it)."""
+    lexical = store.search(query, source=source, limit=DEPTH)
+    best: dict[str, Hit] = {}
+    for hit in lexical:
+        best.setdefault(hit.label, hit)
+    dense = vectors.ranking(query, source)[:DEPTH]
+    fused = reciprocal_rank_fusion([list(best)[:DEPTH], dense])
+    hits = []
+    for label in fused:
+        hit = best.get(label) or store.first_hit(label)
+        if hit is not None:
+            hits.append(hit)
+        if len(hits) == limit:
+            break
+    return hits
