@@ -19,11 +19,12 @@ UPSTREAM_VENVS := $(patsubst tests/fixtures/upstream_venvs/%.txt,var/upstream-ve
 # written, the writer's batches) are mapped, not carved from the heap, where the writer's
 # allocations would pin them and each growth leave a copy behind (records 1 MiB: peak RSS
 # 3.4-3.8x without, 2.7-2.8x with; glibc otherwise raises the threshold as it goes).
+# `manage.py serve` runs daphne, or uvicorn with LOCALROUTER_SERVER=uvicorn (docs/deploy.md).
 # Serving needs Python only; Node.js and npm are for the tests' upstream servers.
 serve: setup migrate $(MODEL_DIR)/model.safetensors
 	@$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	@echo "LocalRouter: serving; admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
-	MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 $(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
+	MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 $(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
 
 test: setup node_modules/.installed $(UPSTREAM_VENVS) $(MODEL_DIR)/model.safetensors
 	$(BIN)/ruff check .

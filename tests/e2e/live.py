@@ -114,17 +114,16 @@ class LiveGateway:
 
 
 def start_daphne(live: LiveGateway, port: int, log_path: Path) -> subprocess.Popen:
-    """One more daphne worker for `live`'s database and settings."""
+    """One more worker for `live`'s database and settings: daphne, or uvicorn through
+    `manage.py serve` when `live.env` says LOCALROUTER_SERVER=uvicorn."""
+    if live.env.get("LOCALROUTER_SERVER") == "uvicorn":
+        args = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    else:
+        daphne = str(Path(sys.executable).parent / "daphne")
+        args = [daphne, "-b", "127.0.0.1", "-p", str(port), "localrouter.asgi:application"]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [
-                str(Path(sys.executable).parent / "daphne"),
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "localrouter.asgi:application",
-            ],
+            args,
             cwd=ROOT,
             env=live.env,
             stdout=log,
