@@ -30,6 +30,10 @@ from dataclasses import dataclass, field
 NO_BODY_STATUSES = (204, 304)
 
 
+class WorkerClosed(Exception):
+    """The worker closed the connection before it answered (an idle keep-alive ended)."""
+
+
 def parse_head(head: bytes) -> tuple[str, dict[str, str]]:
     """(first line, headers with lower-case names) of an HTTP/1.1 message head."""
     lines = head.decode("latin-1").split("\r\n")
@@ -115,9 +119,7 @@ class RoundRobinBalancer:
                     continue
                 port = self.ports[self._next % len(self.ports)]
                 self._next += 1
-                if port not in workers:
-                    workers[port] = await asyncio.open_connection("127.0.0.1", port)
-                keep = await self._exchange(port, workers[port], head + body, line, headers, writer)
+                keep = await self._relay(port, workers, head + body, line, headers, writer)
                 if not keep:
                     return
         finally:
@@ -125,6 +127,28 @@ class RoundRobinBalancer:
                 worker_writer.close()
             writer.close()
             self._clients.discard(task)
+
+    async def _relay(
+        self,
+        port: int,
+        workers: dict[int, tuple[asyncio.StreamReader, asyncio.StreamWriter]],
+        request: bytes,
+        line: str,
+        headers: dict[str, str],
+        client: asyncio.StreamWriter,
+    ) -> bool:
+        """`_exchange` on this client's connection to the worker; once more on a fresh one
+        when the worker had closed the kept-alive connection before answering."""
+        for attempt in range(2):
+            if port not in workers:
+                workers[port] = await asyncio.open_connection("127.0.0.1", port)
+            try:
+                return await self._exchange(port, workers[port], request, line, headers, client)
+            except WorkerClosed:
+                workers.pop(port)[1].close()
+                if attempt:
+                    raise
+        return False
 
     async def _exchange(
         self,
@@ -141,8 +165,11 @@ class RoundRobinBalancer:
         owner = self._owners.get(session, port) if session else port
         forwarded = owner != port
         started = time.perf_counter()
-        worker_writer.write(request)
-        response_head = await worker_reader.readuntil(b"\r\n\r\n")
+        try:
+            worker_writer.write(request)
+            response_head = await worker_reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, ConnectionError) as error:
+            raise WorkerClosed() from error
         status_line, response_headers = parse_head(response_head)
         created = response_headers.get("mcp-session-id")
         if created and created not in self._owners:

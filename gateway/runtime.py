@@ -219,6 +219,7 @@ class Gateway:
         for session in list(self.sessions.values()):
             if session.connection is not None and session.sees_upstream(upstream):
                 await session.connection.notify("notifications/message", data)
+        await self.callers.log_to_calls(upstream, message)
 
     async def aclose(self) -> None:
         """Let running requests finish (within the grace period), then end every session,

@@ -47,9 +47,11 @@ def build_server(gateway: Gateway, bus: InMemorySubscriptionBus) -> GatewayServe
     async def view(ctx):
         return await (await gateway.session_for(ctx)).view()
 
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         session = await gateway.session_for(ctx)
-        return await session.call_tool(params.name, params.arguments, ctx)
+        return await session.call_tool(params.name, params.arguments, ctx, params)
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=(await view(ctx)).resources())

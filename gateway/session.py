@@ -20,6 +20,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from gateway.catalog import MergedCatalog
 from gateway.catalog_view import CatalogView
 from gateway.identity import ClientIdentity
+from gateway.input_rounds import InputRounds
 from gateway.session_index import SessionIndex
 from gateway.upstreams import UpstreamError
 from indexing import gateway_facts
@@ -81,6 +82,7 @@ class GatewaySession:
         self.index = SessionIndex(identity.settings)
         gateway_facts.register_store(self.record_id, lambda: self.index.store)
         self.connection: Any = None  # the SDK connection, for change notifications
+        self.rounds = InputRounds()  # 2026-07-28 calls waiting for the client's input
         self._view: CatalogView | None = None
         self._view_version = -1
 
@@ -126,9 +128,16 @@ class GatewaySession:
         )
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, ctx: Any
-    ) -> types.CallToolResult:
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        ctx: Any,
+        params: types.CallToolRequestParams | None = None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
         """Call a tool through its upstream; upstream failures become tool errors.
+
+        In the 2026-07-28 era (`params` given), a round may end with `input_required`
+        when the upstream asks the client something (see `gateway.input_rounds`).
 
         Raises:
             MCPError: the tool does not exist for this client (same message either way).
@@ -150,10 +159,19 @@ class GatewaySession:
         self.in_flight[upstream] += 1
         try:
             connection = await self.gateway.connection(upstream)
-            with self.gateway.callers.calling(upstream, ctx):
-                result = await connection.call_tool(
-                    tool, arguments, progress_callback=ctx.session.report_progress
-                )
+
+            async def upstream_call(caller: Any) -> types.CallToolResult:
+                with self.gateway.callers.calling(upstream, caller):
+                    return await connection.call_tool(
+                        tool, arguments, progress_callback=caller.session.report_progress
+                    )
+
+            if params is not None and self.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                result = await self.rounds.call(ctx, params, upstream_call)
+                if isinstance(result, types.InputRequiredResult):
+                    return result
+            else:
+                result = await upstream_call(ctx)
         except UpstreamError as error:
             self.stats.errors += 1
             return tool_error(f"Upstream {upstream!r} failed: {error}")
@@ -241,6 +259,7 @@ class GatewaySession:
     async def aclose(self) -> None:
         if not self.closed:
             self.closed = True
+            self.rounds.aclose()
             try:
                 await self.index.aclose()  # first: the record counts every indexed response
             finally:

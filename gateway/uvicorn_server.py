@@ -24,6 +24,9 @@ logger = logging.getLogger(__name__)
 APPLICATION = "localrouter.asgi:application"
 # Tasks of connections still open after the gateway closed (a client that keeps a stream).
 CONNECTIONS_GRACE_SECONDS = 5
+# An idle kept-alive connection stays open this long (uvicorn's 5 s would close connections
+# of MCP clients between calls, racing their next request; daphne does not close them).
+KEEP_ALIVE_SECONDS = 75
 
 
 class DrainingServer(uvicorn.Server):
@@ -75,6 +78,7 @@ def config(host: str, port: int, *, proxy_headers: bool) -> uvicorn.Config:
         access_log=False,
         log_config=None,
         timeout_graceful_shutdown=CONNECTIONS_GRACE_SECONDS,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
         proxy_headers=proxy_headers,
     )
 
