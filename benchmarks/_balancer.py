@@ -2,10 +2,11 @@
 
 Like a reverse proxy without sticky sessions (nginx's default `upstream`), each request
 goes to the next worker in turn, whatever connection it came on; a client connection keeps
-one connection per worker. It learns which worker created each MCP session (the response
-that first carries its `Mcp-Session-Id`), so it can count the requests that reach another
-worker than the session's owner (the gateway forwards those through Redis) and time the
-`tools/call` requests of each kind.
+one connection per worker. It learns which worker owns each MCP session (the one whose
+response first carries its `Mcp-Session-Id`) and each 2026-07-28 client (the first worker
+that served it, as the gateway claims it), so it can count the requests that reach another
+worker than the owner (the gateway forwards those through Redis) and time the `tools/call`
+requests of each kind.
 
 Only what the benchmark's clients send is understood: requests with a `Content-Length` body
 (or none); responses with a `Content-Length`, a chunked body, or a body up to end of file.
@@ -28,6 +29,17 @@ import time
 from dataclasses import dataclass, field
 
 NO_BODY_STATUSES = (204, 304)
+
+
+def owner_key(headers: dict[str, str]) -> str | None:
+    """What decides the worker that must serve a request: its session (handshake era), or
+    its client (2026-07-28: one gateway session per client, claimed by the first worker
+    that serves it); None for a request that any worker serves (it opens a session)."""
+    if session := headers.get("mcp-session-id"):
+        return session
+    if headers.get("mcp-protocol-version", "") >= "2026-07-28":
+        return "client " + headers.get("authorization", "")
+    return None
 
 
 class WorkerClosed(Exception):
@@ -161,8 +173,8 @@ class RoundRobinBalancer:
     ) -> bool:
         """Relay one request and its response; whether both connections stay usable."""
         worker_reader, worker_writer = worker
-        session = headers.get("mcp-session-id")
-        owner = self._owners.get(session, port) if session else port
+        owned = owner_key(headers)
+        owner = self._owners.setdefault(owned, port) if owned else port
         forwarded = owner != port
         started = time.perf_counter()
         try:

@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import redis
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -483,6 +484,18 @@ def launch_localrouter(
         if options.daphne_access_log:
             args += ["--access-log", str(procs.logdir / f"{name}-access.log")]
         args.append("localrouter.asgi:application")
+    if options.profile:  # cProfile writes NAME.prof as the worker exits (SIGTERM)
+        profile = Path(options.profile).resolve() / f"{name}.prof"
+        script = args[0] if server == "daphne" else "manage.py"
+        args = [
+            PYTHON,
+            "-m",
+            "cProfile",
+            "-o",
+            str(profile),
+            script,
+            *args[1 if server == "daphne" else 2 :],
+        ]
     process, log = procs.start(name, args, env, cwd=source)
     wait_for_port(port, process, log)
     return process, port
@@ -531,6 +544,9 @@ async def start_two_workers(
     """Two LocalRouter workers sharing a database and Redis, behind the round-robin balancer
     (`benchmarks/_balancer.py`, its own process)."""
     key, server = "two-workers", options.workers_server
+    # Owners of sessions and clients are kept in Redis; a previous run's would point at
+    # workers long gone (the client ids of a fresh database are the same every run).
+    redis.Redis.from_url(options.redis_url).flushdb()
     env, token = prepare_localrouter(workdir, key, ROOT, REDIS_URL=options.redis_url)
     workers = [launch_localrouter(procs, f"{key}-{i}", server, env, options) for i in range(2)]
     label = f", 2 {server} workers + Redis behind round robin"
@@ -836,6 +852,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--no-docs", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument("--keep-logs", action="store_true", help="keep the temp dir with logs")
     parser.add_argument("--daphne-access-log", action="store_true")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="run the LocalRouter workers under cProfile, writing DIR/NAME.prof at exit",
+    )
     return parser.parse_args()
 
 
