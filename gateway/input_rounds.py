@@ -13,8 +13,10 @@ still be of the handshake era and ask mid-call, so the gateway parks the upstrea
   parked call and waits again, as round 1 did.
 
 A parked call the client does not resume within `PARK_SECONDS` is cancelled. Tokens are
-random and only valid for the client that got them, once, in the worker that parked the
-call (with several workers, the retry must reach the same one).
+random and only valid once, for the client that got them (each client's gateway session
+has its own `InputRounds`), in the worker that parked the call: with several workers,
+every 2026-07-28 request of a client is served by the worker that owns its session
+(`gateway.exchange`), so the retry finds it.
 """
 
 from __future__ import annotations
