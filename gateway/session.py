@@ -155,7 +155,8 @@ class GatewaySession:
         if route is None:
             raise MCPError(code=types.INVALID_PARAMS, message=UNKNOWN_TOOL.format(name=name))
         upstream, tool = route
-        self.stats.calls[name] += 1
+        if params is None or params.request_state is None:  # a call's later rounds: same call
+            self.stats.calls[name] += 1
         self.in_flight[upstream] += 1
         try:
             connection = await self.gateway.connection(upstream)
