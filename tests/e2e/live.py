@@ -135,7 +135,7 @@ def start_daphne(live: LiveGateway, port: int, log_path: Path) -> subprocess.Pop
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    wait_for_port(process, port, 30)
+    wait_for_port(process, port, 90)  # a guard: parallel test workers may share a busy machine
     return process
 
 
