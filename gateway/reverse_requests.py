@@ -21,11 +21,9 @@ from mcp.shared.message import ServerMessageMetadata
 from gateway.sdk_internals import connection_of
 from gateway.upstreams import UpstreamHooks
 
-INVALID_REQUEST = types.INVALID_REQUEST
-
 
 def refusal(message: str) -> types.ErrorData:
-    return types.ErrorData(code=INVALID_REQUEST, message=message)
+    return types.ErrorData(code=types.INVALID_REQUEST, message=message)
 
 
 class CallerRegistry:

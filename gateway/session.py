@@ -29,6 +29,7 @@ from gateway.reverse_requests import CallerRegistry
 from gateway.session_index import SessionIndex
 from gateway.upstreams import UpstreamError
 from indexing import gateway_facts
+from indexing.tool_results import text_result
 
 if TYPE_CHECKING:
     from gateway.records import SessionRecorder
@@ -60,15 +61,28 @@ class SessionStats:
         return sum(self.calls.values())
 
 
-def tool_error(message: str) -> types.CallToolResult:
-    """A tool result that tells the agent what went wrong."""
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], is_error=True
-    )
-
-
 def result_size(result: types.CallToolResult) -> int:
-    return len(result.model_dump_json(by_alias=True, exclude_none=True))
+    """UTF-8 bytes of a result's content as the client reads it: text, and binary payloads
+    as sent (base64). Counted from the strings at hand, without serialising the result."""
+    return sum(_part_size(part) for part in result.content)
+
+
+def _part_size(part: types.ContentBlock) -> int:
+    if isinstance(part, types.TextContent):
+        return utf8_size(part.text)
+    if isinstance(part, types.ImageContent | types.AudioContent):
+        return len(part.data)
+    if isinstance(part, types.EmbeddedResource):
+        resource = part.resource
+        if isinstance(resource, types.TextResourceContents):
+            return utf8_size(resource.text)
+        return len(resource.blob)
+    return utf8_size(str(part.uri))  # a resource link
+
+
+def utf8_size(text: str) -> int:
+    """`len(text.encode())`, without the copy for ASCII text."""
+    return len(text) if text.isascii() else len(text.encode())
 
 
 @dataclass(frozen=True)
@@ -186,7 +200,7 @@ class GatewaySession:
                 )
         except UpstreamError as error:
             self.stats.errors += 1
-            return tool_error(f"Upstream {upstream!r} failed: {error}")
+            return text_result(error.client_message(), error=True)
         finally:
             self.in_flight[upstream] -= 1
         received = result
@@ -257,9 +271,7 @@ class GatewaySession:
             return await call(await self.services.upstreams.connection(upstream))
         except UpstreamError as error:
             self.stats.errors += 1
-            raise MCPError(
-                code=types.INTERNAL_ERROR, message=f"Upstream {upstream!r} failed: {error}"
-            ) from None
+            raise MCPError.from_error_data(error.to_error_data()) from None
 
     async def notify_list_changed(self, kind: str) -> None:
         """Tell the client its tools/resources/prompts list changed."""
