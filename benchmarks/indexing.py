@@ -725,7 +725,7 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     options = parse_args()
-    tune_thread_switching()  # as the gateway does (indexing.apps)
+    tune_thread_switching()  # as the gateway does (localrouter/asgi.py)
     if options.memory_probe:
         kind, target = options.memory_probe
         print(json.dumps(memory_probe(kind, int(target))))

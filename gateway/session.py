@@ -29,6 +29,7 @@ from gateway.reverse_requests import CallerRegistry
 from gateway.session_index import SessionIndex
 from gateway.upstreams import UpstreamError
 from indexing import gateway_facts
+from indexing.engine.text import utf8_size
 from indexing.tool_results import text_result
 
 if TYPE_CHECKING:
@@ -78,11 +79,6 @@ def _part_size(part: types.ContentBlock) -> int:
             return utf8_size(resource.text)
         return len(resource.blob)
     return utf8_size(str(part.uri))  # a resource link
-
-
-def utf8_size(text: str) -> int:
-    """`len(text.encode())`, without the copy for ASCII text."""
-    return len(text) if text.isascii() else len(text.encode())
 
 
 @dataclass(frozen=True)

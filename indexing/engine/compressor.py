@@ -40,7 +40,8 @@ def tune_thread_switching() -> None:
     0.1 ms gains another 7-10% on 1 MiB responses of every format and nothing at 5 MiB
     (measured side by side with 1 ms, 0.3 ms and 0.03 ms, which gains no more). A busy
     thread is made to switch only when another one waits, so a lone one pays nothing.
-    The interval is the whole process's: the gateway sets it once, and its event loop
+    The interval is the whole process's: the serve entry points set it once (not app
+    loading: tests and management commands keep the default), and the event loop
     gets the GIL back sooner from any busy thread too (the gateway overhead benchmark
     measured the same latency and calls/s at 0.1 ms as at 1 ms).
     """
