@@ -8,7 +8,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain
-from typing import Any
 
 from indexing.engine.chunker import Chunking, NotStreamable, start_chunking
 from indexing.engine.labels import LABELS, LabelCounter
@@ -70,19 +69,6 @@ class ResponseCompressor:
     def __init__(self, store: SessionStore, counter: LabelCounter = LABELS) -> None:
         self.store = store
         self.counter = counter
-
-    def compress(
-        self, tool_name: str, text: str, **options: Any
-    ) -> tuple[str | None, CompressionStats | None]:
-        """`prepare` (same options), then wait for the writer: (placeholder, stats) when
-        `text` was indexed, or (None, None) to pass it on.
-
-        Synchronous and CPU-bound for large text: call it through `asyncio.to_thread`.
-        """
-        compression = self.prepare(tool_name, text, **options)
-        if compression is None:
-            return None, None
-        return compression.placeholder, compression.index()
 
     def prepare(
         self,
