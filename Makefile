@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+# Test files run in parallel, one worker per core (pytest-xdist); most tests wait on daphne and
+# upstream processes, not on the CPU. PYTEST_WORKERS=0 runs them in this one process.
+PYTEST_WORKERS ?= auto
 MODEL_DIR := var/models/all-MiniLM-L6-v2
 # PyPI upstream servers the tests run that need another `mcp` SDK than LocalRouter's: one venv
 # each under var/upstream-venvs/, pinned in tests/fixtures/upstream_venvs/NAME.txt.
@@ -29,7 +32,7 @@ serve: setup migrate $(MODEL_DIR)/model.safetensors
 test: setup node_modules/.installed $(UPSTREAM_VENVS) $(MODEL_DIR)/model.safetensors
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest --numprocesses $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .
