@@ -52,15 +52,26 @@ def open_transport(spec: UpstreamSpec) -> Transport:
     assert spec.url is not None  # UpstreamSpec validates this
     if spec.transport == "sse":
         return sse_client(spec.url, headers=dict(spec.headers), timeout=spec.timeout)
+    return _streamable_http(spec)
+
+
+@asynccontextmanager
+async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams]:
+    """Streamable HTTP over an HTTP client of our own, closed with the transport (the SDK
+    leaves a client it was given open: its sockets would outlive the connection)."""
     forget_refusal(spec.name)
     http_client = create_mcp_http_client(
         headers=dict(spec.headers),
         timeout=httpx2.Timeout(spec.timeout, read=max(spec.timeout, MCP_DEFAULT_SSE_READ_TIMEOUT)),
     )
     note_refusals(spec.name, http_client)
-    return streamable_http_client(
-        spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_SIZE
-    )
+    async with (
+        http_client,
+        streamable_http_client(
+            spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_SIZE
+        ) as streams,
+    ):
+        yield streams
 
 
 @asynccontextmanager
