@@ -9,7 +9,14 @@ from dataclasses import replace
 from itertools import accumulate, groupby
 from typing import NamedTuple
 
-from indexing.engine.chunker import ChunkList, DocumentFormat, Lines, ParsedDocument, chunk_document
+from indexing.engine.chunker import (
+    ChunkList,
+    DocumentFormat,
+    Lines,
+    PackedLines,
+    ParsedDocument,
+    chunk_document,
+)
 from indexing.engine.errors import IndexToolError, evicted_label_error, unknown_label_error
 from indexing.engine.fts import TRIGRAM_MIN_CHARS, fts_phrases
 from indexing.engine.fusion import reciprocal_rank_fusion
@@ -39,7 +46,7 @@ class _Entry(NamedTuple):
     format: DocumentFormat
     feed: ChunkFeed  # its lines, and its chunks: all there, or still being made
     with_trigrams: bool
-    raw: Lines | None = None  # the text as sent, when `feed.lines` are pretty-printed JSON
+    raw: PackedLines | None = None  # the text as sent, when `feed.lines` are pretty JSON
 
     def expected_bytes(self) -> int:
         """What the document counts against the store's bound (its raw text too)."""
@@ -100,7 +107,7 @@ class SessionStore:
         self._failed: dict[str, str] = {}
         self._documents: dict[str, DocumentInfo] = {}
         self._lines: dict[str, Lines] = {}
-        self._raw: dict[str, Lines] = {}
+        self._raw: dict[str, PackedLines] = {}
         self._chunks: dict[str, ChunkList] = {}
         self._evicted: dict[str, DocumentInfo] = {}
         self._total_bytes = 0
@@ -223,7 +230,7 @@ class SessionStore:
         tool: str,
         run: int | None = None,
         trigrams: bool = True,
-        raw: Lines | None = None,
+        raw: PackedLines | None = None,
     ) -> Reservation:
         """Accept a document for `label`; the reservation's `commit()` indexes it, evicting
         old documents if needed. Its chunks may still be coming: `commit` indexes them as
@@ -510,7 +517,8 @@ class SessionStore:
         """
         with self._lock:
             self.document(label)  # waits for reserved documents; raises for an unknown label
-            return (self._raw.get(label) if raw else None) or self._lines[label]
+            packed = self._raw.get(label) if raw else None
+            return self._lines[label] if packed is None else packed.unpacked()
 
     def close(self) -> None:
         """Free the database; the store must not be used afterwards."""

@@ -26,9 +26,10 @@ import numpy as np
 import orjson
 
 from indexing.engine.chunker.document import CONTENTS_BYTES, Chunk, OutlineEntry
-from indexing.engine.chunker.json_layout import JsonLayout, LineCounter
+from indexing.engine.chunker.json_layout import JsonLayout
 from indexing.engine.chunker.json_members import Members, NotStreamable, read_members
 from indexing.engine.chunker.lines import NEWLINE, SPACE, Lines
+from indexing.engine.chunker.packed import PackedLines
 from indexing.engine.chunker.sizing import (
     MAX_CHUNK_CHARS,
     TARGET_CHUNK_CHARS,
@@ -188,6 +189,8 @@ class JsonChunker:
         self.encode = encode
         self.lines = lines  # the text `encode` writes, when it is served
         self.outline: list[OutlineEntry] = []
+        self.line_count = 0
+        """The lines of the value's pretty text, once its chunks are all taken."""
         self._outline_depth = _OUTLINE_DEPTH
         self._deepest_entries = 0  # in the outline's deepest level (below the top one)
 
@@ -210,6 +213,7 @@ class JsonChunker:
         measured = self._leaf(value, 0, 0, 0, 0, ROOT_PATH, ROOT_PATH)
         if measured is None:
             measured = yield from self._walk(value, 0, 0, 0, 0, ROOT_PATH, ROOT_PATH, ROOT_PATH)
+        self.line_count = measured.end + 1
         if measured.chunks is None:
             yield make_chunk(measured.start, measured.end, ROOT_PATH)
         else:
@@ -485,7 +489,7 @@ class JsonDocument(NamedTuple):
     lines: Lines
     chunks: Iterator[Chunk]
     outline: list[OutlineEntry]
-    raw: Lines | None = None
+    raw: PackedLines | None = None
 
 
 PRETTY_MIN_LINE_CHARS = LINE_PART_CHARS
@@ -524,22 +528,22 @@ def chunk_json(text: str, sent: Lines, *, whole: bool = False) -> JsonDocument |
     """
     if not _OPENS_OBJECT_OR_ARRAY.match(text):
         return None  # before `sanitize`, which reads a text beyond ASCII whole
-    minified = is_minified(sent)
+    raw = PackedLines.of(sent) if is_minified(sent) else None  # `sent` is freed meanwhile
+    minified = raw is not None
     text = sanitize(text, keep_crlf=True)
     if not whole and len(text) >= STREAM_MIN_CHARS:
-        pretty: Lines | LineCounter = Lines.writing() if minified else LineCounter()
+        served = Lines.writing() if minified else None  # else the pretty text is not kept
         try:
-            members = read_members(text, pretty)
+            members = read_members(text, served)
         except NotStreamable:
             pass
         else:
-            served = pretty if isinstance(pretty, Lines) else None
             chunker = JsonChunker(_orjson_pretty, served)
             chunks = chunker.chunks(members)
             if served is not None:
-                return JsonDocument(served, chunks, chunker.outline, sent)
+                return JsonDocument(served, chunks, chunker.outline, raw)
             layout = JsonLayout(sent)
-            checked = _checked(chunks, layout, pretty)  # type: ignore[arg-type]
+            checked = _checked(chunks, layout, chunker)
             return JsonDocument(sent, layout.chunks(checked, chunker.outline), chunker.outline)
     parsed = parse_json_document(text)
     if parsed is None:
@@ -547,7 +551,7 @@ def chunk_json(text: str, sent: Lines, *, whole: bool = False) -> JsonDocument |
     if minified:
         lines = Lines.of(parsed.text)
         chunker = JsonChunker(parsed.encode, lines)
-        return JsonDocument(lines, _walked(chunker, parsed), chunker.outline, sent)
+        return JsonDocument(lines, _walked(chunker, parsed), chunker.outline, raw)
     layout = JsonLayout(sent)
     if not layout.matches(parsed.text.count(b"\n") + 1):
         return None  # duplicate keys: served as text
@@ -568,9 +572,14 @@ def _walked(chunker: JsonChunker, parsed: ParsedJson) -> Iterator[Chunk]:
     return chunks
 
 
-def _checked(chunks: Iterator[Chunk], layout: JsonLayout, pretty: LineCounter) -> Iterator[Chunk]:
-    """The chunks of a document read member by member, checked at the end to have the
-    lines `layout` found (else `NotStreamable`: read whole, it is served as text)."""
-    yield from chunks
-    if not layout.matches(pretty.newlines + 1):
+def _checked(chunks: Iterator[Chunk], layout: JsonLayout, chunker: JsonChunker) -> Iterator[Chunk]:
+    """The chunks of a document read member by member and not written, checked to be what
+    orjson writes (else `NotStreamable`: read whole, it is chunked the standard library's
+    way) and at the end to have the lines `layout` found (else `NotStreamable`: read whole,
+    it is served as text)."""
+    try:
+        yield from chunks
+    except orjson.JSONEncodeError as error:  # an integer beyond 64 bits, a lone surrogate
+        raise NotStreamable(str(error)) from None
+    if not layout.matches(chunker.line_count):
         raise NotStreamable("the pretty text's lines do not match the text's")
