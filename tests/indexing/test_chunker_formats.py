@@ -18,6 +18,7 @@ from indexing.engine.chunker import (
     NotStreamable,
     chunk_document,
     detect_format,
+    json_chunker,
     jsondoc,
     markdown,
     start_chunking,
@@ -28,6 +29,7 @@ from indexing.engine.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS
 from indexing.engine.placeholder import render_contents
 from indexing.engine.store import SessionStore
 from indexing.engine.text import LINE_PART_CHARS, part_count
+from tests.stores import add_text
 
 MARKDOWN = """\
 Intro before any heading.
@@ -270,7 +272,9 @@ def test_json_numbers_orjson_cannot_carry_are_written_by_the_standard_library() 
 
 def test_an_escaped_lone_surrogate_in_json_is_served_as_a_replacement_character() -> None:
     store = SessionStore()
-    store.add("api:1", '{"a": "\\ud800 x", "b": [' + ",".join(["1"] * 3000) + "]}", tool="api")
+    add_text(
+        store, "api:1", '{"a": "\\ud800 x", "b": [' + ",".join(["1"] * 3000) + "]}", tool="api"
+    )
     assert store.read_lines("api:1", 2, 2, max_chars=100)[0].text == '  "a": "\ufffd x",'
 
 
@@ -615,7 +619,7 @@ def test_a_json_outline_level_contents_cannot_show_is_dropped_and_nothing_else_c
     text = json.dumps({"total": len(items), "items": items} if wrapped else items)
     document = chunk_document(text)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jsondoc, "CONTENTS_BYTES", 2**62)  # every level could be shown
+        patch.setattr(json_chunker, "CONTENTS_BYTES", 2**62)  # every level could be shown
         every_level = chunk_document(text)
     assert document.chunks == every_level.chunks
     assert render_contents(document.outline) == render_contents(every_level.outline)
@@ -645,7 +649,7 @@ def test_long_lists_batched_from_their_own_text_are_chunked_as_when_walked(
     text = json.dumps({"series": [{"id": n, "values": items} for n, items in enumerate(lists)]})
     batched = chunk_document(text)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jsondoc, "_MIN_ITEMS_BATCHED", 2**62)
+        patch.setattr(json_chunker, "_MIN_ITEMS_BATCHED", 2**62)
         walked = chunk_document(text)
     assert batched.chunks == walked.chunks
     assert batched.outline == walked.outline
@@ -653,14 +657,14 @@ def test_long_lists_batched_from_their_own_text_are_chunked_as_when_walked(
 
 def test_a_long_list_of_pairs_is_batched_with_item_titles(monkeypatch) -> None:
     batched = []
-    batch_items = jsondoc.JsonChunker._batch_items
+    batch_items = json_chunker.JsonChunker._batch_items
 
     def spied(*args):
         result = batch_items(*args)
         batched.append(result is not None)
         return result
 
-    monkeypatch.setattr(jsondoc.JsonChunker, "_batch_items", spied)
+    monkeypatch.setattr(json_chunker.JsonChunker, "_batch_items", spied)
     pairs = [[1700000000 + 15 * n, f"{n / 2}"] for n in range(400)]
     document = chunk_document(json.dumps({"metric": "load", "data": {"values": pairs}}))
     assert batched == [True]

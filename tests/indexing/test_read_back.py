@@ -14,6 +14,7 @@ from indexing.engine.errors import IndexToolError
 from indexing.engine.read import CARRIAGE_RETURN_NOTE, FINAL_NEWLINE_NOTE, format_read
 from indexing.engine.store import SessionStore
 from tests.readback import footer_offset, join_read
+from tests.stores import add_text
 
 THRESHOLD = 256
 
@@ -105,8 +106,8 @@ def test_crlf_line_ends_stay_in_the_lines_and_a_note_says_so() -> None:
 
 def test_a_final_newline_is_said_after_the_last_line_and_its_absence_by_nothing() -> None:
     store = SessionStore()
-    store.add("with:1", "one\ntwo\n", tool="t")
-    store.add("without:1", "one\ntwo", tool="t")
+    add_text(store, "with:1", "one\ntwo\n", tool="t")
+    add_text(store, "without:1", "one\ntwo", tool="t")
     assert format_read(store, "with:1") == f"1: one\n2: two\n{FINAL_NEWLINE_NOTE}"
     assert format_read(store, "without:1") == "1: one\n2: two"
     footer = '[1 more line — continue with offset="2"]'

@@ -32,6 +32,7 @@ _WHITESPACE = re.compile(rb"[ \t\n\r]*")
 _JSON_WHITESPACE = b" \t\n\r"
 _IS_SPACE = np.zeros(256, dtype=bool)
 _IS_SPACE[list(_JSON_WHITESPACE)] = True
+_SPACE_STEPS = 64
 MAX_SPAN_BYTES = 2 * MAX_CHUNK_CHARS
 """A chunk mapped onto the text as sent keeps its lines up to this size (an indentation
 wider than the pretty text's two spaces makes them larger); beyond, or holding a line too
@@ -54,7 +55,8 @@ class JsonLayout:
         # An opener right before a closer: an empty container (`{}`, `[ ]`, no line break)
         # unless a string or scalar stands between them (`["a"]`).
         pairs = np.flatnonzero(opens[:-1] & closes[1:])
-        empty = pairs[_first_non_space(data, positions[pairs] + 1) == positions[pairs + 1]]
+        after_opener = _first_non_space(sent.text, data, positions[pairs] + 1)
+        empty = pairs[after_opener == positions[pairs + 1]]
         breaking[empty] = False
         breaking[empty + 1] = False
         # Not numpy arrays, which are slow to read an item at a time as chunks are mapped;
@@ -149,15 +151,20 @@ def _structural_positions(text: bytes | bytearray) -> np.ndarray:
     return np.concatenate(found) if found else np.zeros(0, np.int64)
 
 
-def _first_non_space(data: np.ndarray, positions: np.ndarray) -> np.ndarray:
+def _first_non_space(text: bytes, data: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """The first position at or after each of `positions` that holds no JSON whitespace
-    (`len(data)` when none does): one numpy step per byte of the longest run of it."""
+    (`len(data)` when none does): one numpy step per byte of whitespace (as indentation
+    takes), for up to _SPACE_STEPS bytes; a longer run is skipped by a regex."""
     found = positions.copy()
     going = np.flatnonzero(found < len(data))
-    while len(going):
+    for _ in range(_SPACE_STEPS):
+        if not len(going):
+            return found
         going = going[_IS_SPACE[data[found[going]]]]
         found[going] += 1
         going = going[found[going] < len(data)]
+    for index in going.tolist():
+        found[index] = _WHITESPACE.match(text, int(found[index])).end()  # type: ignore[union-attr]
     return found
 
 
