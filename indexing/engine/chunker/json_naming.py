@@ -4,13 +4,14 @@ their identity fields, batches by the names they hold."""
 from collections.abc import Iterable
 from itertools import islice
 from json.encoder import encode_basestring
-from typing import Any
 
 from indexing.engine.text import one_line
 
 NAME_FIELDS = ("name", "title", "path", "key", "uri", "url", "slug", "label", "filename", "email")
 ID_FIELDS = ("id", "uuid", "number")
 _IDENTITY_FIELDS = frozenset(NAME_FIELDS + ID_FIELDS)
+_NAME_FIELD_SET = frozenset(NAME_FIELDS)
+_FIELD_ORDER = {field: order for order, field in enumerate(NAME_FIELDS + ID_FIELDS)}
 _NAMING_TYPES = frozenset((str, int, float))
 """The values that can name an item (as JSON parsers make them: `True` is not one)."""
 _BATCH_TITLE_CHARS = 200
@@ -19,23 +20,26 @@ NAMES_SHOWN = _BATCH_TITLE_CHARS // len(", [0]") + 1
 
 
 def identity_of(item: object) -> str | None:
-    """Name an array item by its identity fields: `fix login (id=1234)`, `README.md`, `id=7`."""
-    if not isinstance(item, dict) or _IDENTITY_FIELDS.isdisjoint(item):
+    """Name an array item by its identity fields: `fix login (id=1234)`, `README.md`, `id=7`.
+
+    The first name field and the first id field (in their tuples' order) holding a scalar.
+    """
+    if not isinstance(item, dict):
         return None
-    name = _first_scalar(item, NAME_FIELDS)
-    identifier = _first_scalar(item, ID_FIELDS)
+    present = _IDENTITY_FIELDS.intersection(item)  # mostly none or one: few lookups after
+    name = identifier = None
+    for field in sorted(present, key=_FIELD_ORDER.__getitem__):
+        value = item[field]
+        if value is None or type(value) not in _NAMING_TYPES:
+            continue
+        if field in _NAME_FIELD_SET:
+            if name is None:
+                name = one_line(str(value), 60)
+        elif identifier is None:
+            identifier = f"{field}={one_line(str(value), 60)}"
     if name is None:
-        return None if identifier is None else f"{identifier[0]}={identifier[1]}"
-    return name[1] + ("" if identifier is None else f" ({identifier[0]}={identifier[1]})")
-
-
-def _first_scalar(item: dict[str, Any], fields: tuple[str, ...]) -> tuple[str, str] | None:
-    """Return (field, value shortened to one line) for the first field holding a scalar."""
-    for field in fields:
-        value = item.get(field)
-        if value is not None and type(value) in _NAMING_TYPES:
-            return field, one_line(str(value), 60)
-    return None
+        return identifier
+    return name + ("" if identifier is None else f" ({identifier})")
 
 
 def item_naming(path: str, position: int, item: object) -> tuple[str, str, str]:
