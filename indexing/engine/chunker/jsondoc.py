@@ -33,8 +33,8 @@ STREAM_MIN_CHARS = 256 * 1024
 
 class JsonDocument(NamedTuple):
     """A JSON document: the lines served, its chunks as they are taken, its outline
-    (complete once the chunks all are), and `raw`, the text as sent, when the lines served
-    are not it but its pretty-printed text (`is_minified`)."""
+    (complete once the chunks all are), and `raw`, the text as sent (packed), when the
+    lines served are not it but its pretty-printed text (`is_minified`)."""
 
     lines: Lines
     chunks: Iterator[Chunk]
@@ -66,10 +66,10 @@ def chunk_json(text: str, sent: Lines, *, whole: bool = False) -> JsonDocument |
     """Start chunking `text` by key path when it is one JSON object or array; else None.
 
     The lines served are the text as sent (`sent`, its `Lines`), chunks and outline mapped
-    onto them from its pretty-printed text (`JsonLayout`); minified JSON (`is_minified`) is served
-    pretty-printed instead, the text as sent kept as `raw`. A large document is read one
-    top-level member at a time as its chunks are taken (`read_members`), unless `whole`
-    asks for it to be read whole at once.
+    onto them from its pretty-printed text (`JsonLayout`); minified JSON (`is_minified`) is
+    served pretty-printed instead, the text as sent kept packed as `raw`. A large document
+    is read one top-level member at a time as its chunks are taken (`read_members`), unless
+    `whole` asks for it to be read whole at once.
 
     Raises:
         RecursionError: nesting deeper than the chunker can follow.
@@ -78,7 +78,8 @@ def chunk_json(text: str, sent: Lines, *, whole: bool = False) -> JsonDocument |
     """
     if not OPENS_OBJECT_OR_ARRAY.match(text):
         return None  # before `sanitize`, which reads a text beyond ASCII whole
-    raw = PackedLines.of(sent) if is_minified(sent) else None  # `sent` is freed meanwhile
+    # Minified: the text as sent is kept packed only (its bytes are freed as chunking starts).
+    raw = PackedLines.of(sent) if is_minified(sent) else None
     minified = raw is not None
     text = sanitize(text, keep_crlf=True)
     if not whole and len(text) >= STREAM_MIN_CHARS:
