@@ -15,8 +15,8 @@ from indexing import gateway_facts
 from indexing.engine.store import SessionStore
 from indexing.management.commands.demo_data import demo_sessions_create
 from indexing.models import IndexedLabel, SessionRecord
+from tests.engine_helpers import add_text
 from tests.factories import ClientFactory, UpstreamFactory
-from tests.stores import add_text
 
 pytestmark = pytest.mark.django_db
 HOSTILE = '<script>alert("x")</script>'

@@ -17,7 +17,6 @@ from indexing.engine.chunker import (
     Lines,
     NotStreamable,
     chunk_document,
-    detect_format,
     json_chunker,
     jsondoc,
     markdown,
@@ -29,7 +28,7 @@ from indexing.engine.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS
 from indexing.engine.placeholder import render_contents
 from indexing.engine.store import SessionStore
 from indexing.engine.text import LINE_PART_CHARS, part_count
-from tests.stores import add_text
+from tests.engine_helpers import add_text, detect_format
 
 MARKDOWN = """\
 Intro before any heading.

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from indexing.engine.errors import IndexToolError, LabelEvictedError
 from indexing.engine.read import MAX_READ_BYTES, format_read
 from indexing.engine.store import SessionStore
-from tests.stores import add_text
+from tests.engine_helpers import add_text
 
 
 @pytest.fixture

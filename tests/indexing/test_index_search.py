@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexing.engine.errors import IndexToolError
-from indexing.engine.search import CONTEXT_CHARS, format_search
+from indexing.engine.search import CONTEXT_CHARS
 from indexing.engine.store import SessionStore
-from tests.stores import add_text
+from tests.engine_helpers import add_text, format_search
 
 API = """\
 # Issues

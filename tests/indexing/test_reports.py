@@ -7,8 +7,8 @@ import pytest
 from indexing import gateway_facts, reports
 from indexing.engine.store import SessionStore
 from indexing.models import IndexedLabel, SessionRecord
+from tests.engine_helpers import add_text
 from tests.factories import ClientFactory
-from tests.stores import add_text
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 

@@ -16,7 +16,7 @@ from indexing.engine.labels import LabelCounter
 from indexing.engine.store import DocumentTooLargeError, Reservation, SessionStore
 from indexing.engine.store_feed import ChunkFeed, DocumentAbandoned
 from indexing.engine.store_rows import row_batches
-from tests.stores import add_text, add_texts
+from tests.engine_helpers import add_text, add_texts
 
 GUIDE = """\
 # Installation

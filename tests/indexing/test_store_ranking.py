@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from indexing.engine.store import SessionStore
 from indexing.engine.store_ranking import Ranking
-from tests.stores import add_text, add_texts
+from tests.engine_helpers import add_text, add_texts
 
 SHARE = {"alpha": 0.7, "bravo": 0.4, "charlie": 0.25, "delta": 0.1, "echo": 0.04, "foxtrot": 0.015}
 """The share of sections holding each word (some also in their heading)."""
