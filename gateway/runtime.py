@@ -1,7 +1,7 @@
 """The gateway of this worker process: its collaborators, put together and shut down.
 
 Created lazily on the first /mcp request (daphne sends no lifespan events) and shut
-down by `shutdown()`, which daphne's reactor calls before it stops.
+down by `aclose()`, which daphne's reactor calls before it stops.
 
 Who does what (the path of one request is in docs/architecture.md):
 - `EnabledUpstreams`: the configured upstreams and their pooled connections;

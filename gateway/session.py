@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
+import orjson
 from mcp.server.connection import Connection
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -63,9 +64,13 @@ class SessionStats:
 
 
 def result_size(result: types.CallToolResult) -> int:
-    """UTF-8 bytes of a result's content as the client reads it: text, and binary payloads
-    as sent (base64). Counted from the strings at hand, without serialising the result."""
-    return sum(_part_size(part) for part in result.content)
+    """UTF-8 bytes of a result's content as the client reads it: text, binary payloads as
+    sent (base64) and structured content. Counted from the strings at hand; only structured
+    content (usually small) is serialised, at C speed."""
+    size = sum(_part_size(part) for part in result.content)
+    if result.structured_content is not None:
+        size += len(orjson.dumps(result.structured_content, default=str))
+    return size
 
 
 def _part_size(part: types.ContentBlock) -> int:

@@ -32,3 +32,12 @@ def test_every_part_counts_binary_payloads_as_sent():
         ]
     )
     assert result_size(result) == 2 + len(PIXEL) + 4 + 2 + 4 + len("file:///c")
+
+
+def test_structured_content_counts_as_its_compact_json():
+    result = types.CallToolResult(
+        content=[types.TextContent(type="text", text="ok")],
+        structured_content={"temperature": 21.5, "city": "Zürich"},
+    )
+    compact = '{"temperature":21.5,"city":"Zürich"}'
+    assert result_size(result) == 2 + len(compact.encode())
