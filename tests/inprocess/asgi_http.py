@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import httpx2
 from channels.testing import ApplicationCommunicator
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from localrouter.asgi import application
 
@@ -197,3 +200,16 @@ async def once_the_id_is_free(send: Callable[[], Awaitable[Answer]]) -> Answer:
             if answer.status != 400 or "already in flight" not in answer.error["message"]:
                 return answer
             await anyio.sleep(0.05)
+
+
+def sdk_client(token: str, *, app: Any = application, mode: str = "2026-07-28") -> Client:
+    """An SDK client whose HTTP requests go to `app` in this process.
+
+    For protocol 2026-07-28, where every request is one POST and no GET stream stays open
+    (httpx2's ASGI transport hands over a response only once it is complete).
+    """
+    http = httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app),
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    return Client(streamable_http_client("http://127.0.0.1/mcp", http_client=http), mode=mode)

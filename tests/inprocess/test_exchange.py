@@ -5,6 +5,7 @@ import logging
 
 import pytest
 
+from gateway import exchange
 from gateway.runtime import running_gateway
 from tests.inprocess.asgi_http import (
     INITIALIZE,
@@ -17,6 +18,7 @@ from tests.inprocess.asgi_http import (
     post,
     request,
     request_headers,
+    sdk_client,
 )
 from tests.inprocess.database import add_client
 
@@ -146,3 +148,60 @@ async def test_a_stopping_worker_turns_newcomers_away_with_503_and_retry_after(
         assert refused.status == 503
         assert refused.headers["retry-after"] == "5"
         assert refused.error["message"] == "server is shutting down; retry shortly"
+
+
+async def test_a_get_opens_the_sessions_event_stream_until_the_client_leaves():
+    token = await add_client("alice")
+    session = await open_session(token)
+    listening = Exchange("GET", request_headers(token, Accept="text/event-stream", **session))
+    await listening.send_body(b"")
+    await listening.next_event()
+    assert listening.status == 200
+    assert listening.headers["content-type"].startswith("text/event-stream")
+    await listening.leave()
+    assert (
+        await post(token, {"jsonrpc": "2.0", "id": 4, "method": "ping"}, **session)
+    ).status == 200
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH"])
+async def test_other_methods_are_not_allowed(method):
+    token = await add_client("alice")
+    session = await open_session(token)
+    answer = await request(method, request_headers(token, **session), b"{}")
+    assert answer.status == 405
+
+
+async def test_a_client_leaving_a_running_call_ends_it(echo_token):
+    session = await open_session(echo_token)
+    running = Exchange("POST", request_headers(echo_token, **session))
+    await running.send_json(hanging_call(6))
+    await running.read_until(b"notifications/progress")
+    await running.leave()
+    again = await once_the_id_is_free(
+        lambda: post(echo_token, call(6, "echo__echo", {"text": "back"}), **session)
+    )
+    assert again.messages()[-1]["result"]["content"][0]["text"] == "back"
+
+
+async def test_an_unexpected_error_is_a_500_with_a_json_rpc_body(monkeypatch, caplog):
+    token = await add_client("alice")
+
+    async def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(exchange, "admit", broken)
+    answer = await post(token, INITIALIZE)
+    assert answer.status == 500
+    assert answer.error == {"code": -32600, "message": "internal error; see the server log"}
+    assert "unexpected error serving /mcp" in caplog.text
+
+
+async def test_a_2026_client_calls_tools_without_a_session(echo_token):
+    async with sdk_client(echo_token) as client:
+        listed = await client.list_tools()
+        added = await client.call_tool("echo__add", {"a": 20, "b": 22})
+    assert "echo__add" in {tool.name for tool in listed.tools}
+    assert added.content[0].text == "42"
+    [key] = running_gateway().sessions
+    assert key.startswith("client-")

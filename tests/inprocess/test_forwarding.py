@@ -9,11 +9,8 @@ import os
 import re
 import uuid
 
-import httpx2
 import pytest
 from channels.layers import get_channel_layer
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
 from gateway import exchange, forwarding
 from localrouter import config
@@ -26,6 +23,7 @@ from tests.inprocess.asgi_http import (
     post,
     request,
     request_headers,
+    sdk_client,
 )
 from tests.inprocess.database import add_client, add_upstream, echo_upstream
 from tests.inprocess.workers import Worker, receiving
@@ -125,24 +123,14 @@ async def test_a_client_leaving_a_relayed_stream_reaches_the_owner(workers, echo
     assert again.messages()[-1]["result"]["content"][0]["text"] == "back"
 
 
-def in_process_client(token: str, worker: Worker) -> Client:
-    """An SDK client at protocol 2026-07-28 whose requests reach `worker`."""
-    http = httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=worker.app),
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    transport = streamable_http_client("http://127.0.0.1/mcp", http_client=http)
-    return Client(transport, mode="2026-07-28")
-
-
 async def test_a_2026_client_is_served_by_the_worker_that_holds_its_index(workers):
     first, second = workers
     await add_upstream(**echo_upstream())
     token = await add_client("hana", response_threshold=2048, catalog_indexing_enabled=False)
-    async with in_process_client(token, first) as client:
+    async with sdk_client(token, app=first.app) as client:
         big = await client.call_tool("echo__big_text", {"size": 20_000})
     label = LABEL.search(big.content[0].text).group(1)
-    async with in_process_client(token, second) as client:
+    async with sdk_client(token, app=second.app) as client:
         page = await client.call_tool("IndexRead", {"label": label, "limit": 1})
     assert not page.is_error, page.content[0].text
     assert page.content[0].text.startswith("1-1: xxxx")
