@@ -21,6 +21,11 @@ def echo_upstream(name: str = "echo", *args: str) -> dict:
     }
 
 
+def echo_http_upstream(url: str, name: str = "echo") -> dict:
+    """The fields of an upstream reaching the echo fixture server over Streamable HTTP."""
+    return {"name": name, "transport": "http", "url": url}
+
+
 @sync_to_async
 def add_client(name: str, upstreams: list[str] | None = None, **overrides) -> str:
     """A client allowed these upstreams (None: all); returns its token."""

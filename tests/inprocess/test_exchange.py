@@ -131,19 +131,19 @@ async def test_a_request_id_already_in_flight_is_refused_and_the_first_keeps_its
 
 
 async def test_a_stopping_worker_turns_newcomers_away_with_503_and_retry_after(
-    echo_token, settings, caplog
+    stdio_echo_token, settings, caplog
 ):
     settings.MCP_SHUTDOWN_GRACE_SECONDS = 0
-    session = await open_session(echo_token)
-    running = Exchange("POST", request_headers(echo_token, **session))
+    session = await open_session(stdio_echo_token)
+    running = Exchange("POST", request_headers(stdio_echo_token, **session))
     await running.send_json(hanging_call(9))
     await running.read_until(b"notifications/progress")
     with caplog.at_level(logging.WARNING, logger="gateway.runtime"):
         await running_gateway().aclose()
     assert "1 request(s) still running after 0 s are cancelled" in caplog.text
     assert (await running.answer()).status == 200  # its stream was ended, not left open
-    newcomer = await post(echo_token, INITIALIZE)
-    in_session = await post(echo_token, call(10, "echo__echo", {"text": "hi"}), **session)
+    newcomer = await post(stdio_echo_token, INITIALIZE)
+    in_session = await post(stdio_echo_token, call(10, "echo__echo", {"text": "hi"}), **session)
     for refused in (newcomer, in_session):
         assert refused.status == 503
         assert refused.headers["retry-after"] == "5"

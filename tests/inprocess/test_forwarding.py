@@ -25,7 +25,7 @@ from tests.inprocess.asgi_http import (
     request_headers,
     sdk_client,
 )
-from tests.inprocess.database import add_client, add_upstream, echo_upstream
+from tests.inprocess.database import add_client, add_upstream, echo_http_upstream
 from tests.inprocess.workers import Worker, receiving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
@@ -123,9 +123,9 @@ async def test_a_client_leaving_a_relayed_stream_reaches_the_owner(workers, echo
     assert again.messages()[-1]["result"]["content"][0]["text"] == "back"
 
 
-async def test_a_2026_client_is_served_by_the_worker_that_holds_its_index(workers):
+async def test_a_2026_client_is_served_by_the_worker_that_holds_its_index(workers, echo_http):
     first, second = workers
-    await add_upstream(**echo_upstream())
+    await add_upstream(**echo_http_upstream(echo_http.url))
     token = await add_client("hana", response_threshold=2048, catalog_indexing_enabled=False)
     async with sdk_client(token, app=first.app) as client:
         big = await client.call_tool("echo__big_text", {"size": 20_000})
