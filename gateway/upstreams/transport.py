@@ -49,14 +49,26 @@ def open_transport(spec: UpstreamSpec) -> Transport:
     if spec.transport == "sse":
         return sse_client(spec.url, headers=dict(spec.headers), timeout=spec.timeout)
     forget_refusal(spec.name)
+    return _streamable_http(spec)
+
+
+@asynccontextmanager
+async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams]:
+    """The Streamable HTTP transport with an HTTP client of its own, closed with it (the SDK
+    closes only the clients it makes itself, which would leave the connections open)."""
+    assert spec.url is not None
     http_client = create_mcp_http_client(
         headers=dict(spec.headers),
         timeout=httpx2.Timeout(spec.timeout, read=max(spec.timeout, MCP_DEFAULT_SSE_READ_TIMEOUT)),
     )
     note_refusals(spec.name, http_client)
-    return streamable_http_client(
-        spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_SIZE
-    )
+    async with (
+        http_client,
+        streamable_http_client(
+            spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_SIZE
+        ) as streams,
+    ):
+        yield streams
 
 
 @asynccontextmanager

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,14 +203,22 @@ async def once_the_id_is_free(send: Callable[[], Awaitable[Answer]]) -> Answer:
             await anyio.sleep(0.05)
 
 
-def sdk_client(token: str, *, app: Any = application, mode: str = "2026-07-28") -> Client:
-    """An SDK client whose HTTP requests go to `app` in this process.
+@asynccontextmanager
+async def sdk_client(
+    token: str, *, app: Any = application, mode: str = "2026-07-28"
+) -> AsyncIterator[Client]:
+    """A connected SDK client whose HTTP requests go to `app` in this process.
 
     For protocol 2026-07-28, where every request is one POST and no GET stream stays open
     (httpx2's ASGI transport hands over a response only once it is complete).
     """
-    http = httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app),
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    return Client(streamable_http_client("http://127.0.0.1/mcp", http_client=http), mode=mode)
+    async with (
+        httpx2.AsyncClient(
+            transport=httpx2.ASGITransport(app=app),
+            headers={"Authorization": f"Bearer {token}"},
+        ) as http,
+        Client(
+            streamable_http_client("http://127.0.0.1/mcp", http_client=http), mode=mode
+        ) as client,
+    ):
+        yield client
