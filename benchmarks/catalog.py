@@ -6,7 +6,7 @@ Run from the repository root (well under a minute):
 
 1. The 17 captured catalogs of `tests/fixtures/catalogs/` become upstream listings and go
    through the gateway's own path: `gateway.catalog.merge` (exposed names `<server>__<tool>`
-   from `NameMap`) and `plan_for` (`servers_of(strip_output=True)`, `plan_catalog` with the
+   from `ExposedMap`) and `plan_for` (`servers_of(strip_output=True)`, `plan_catalog` with the
    default threshold and the IndexSearch/IndexRead tools as fixed tools). Each phase is
    instrumented to report the bytes, visible and deferred tools after it.
 2. Tool finding: every catalog document of `CatalogView.documents()` is indexed into a

@@ -46,6 +46,7 @@ from indexing.engine.labels import LabelCounter  # noqa: E402
 from indexing.engine.search import location  # noqa: E402
 from indexing.engine.store import Hit, SessionStore  # noqa: E402
 from indexing.engine.text import one_line, sanitize  # noqa: E402
+from tests.engine_helpers import compress_text  # noqa: E402
 
 SECTION = "retrieval"
 DOCS_DIR = Path(__file__).resolve().parent / "retrieval_docs"
@@ -104,7 +105,7 @@ def index_all(store: SessionStore, documents: list[Document]) -> dict[str, Index
     indexed = {}
     for document in documents:
         text = (DOCS_DIR / document.file).read_text(encoding="utf-8")
-        placeholder, stats = compressor.compress(TOOL, text, threshold=THRESHOLD)
+        placeholder, stats = compress_text(compressor, TOOL, text, threshold=THRESHOLD)
         if placeholder is None or stats is None:
             raise RuntimeError(f"{document.file} was not indexed ({len(text)} chars)")
         lines = chunk_document(sanitize(text)).lines  # the lines IndexRead serves

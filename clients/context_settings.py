@@ -15,6 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from localrouter.tool_names import TOOL_NAME_SEPARATOR
+
 KIB = 1024
 MIN_THRESHOLD = 1 * KIB
 MAX_THRESHOLD = 64 * KIB * KIB
@@ -127,10 +129,11 @@ def validate_tool_name(value: str) -> None:
             f"(at most 64 characters); got {value!r}",
             code="invalid_tool_name",
         )
-    if "__" in value:
+    if TOOL_NAME_SEPARATOR in value:
         # '<upstream>__<tool>' is how upstream tools are named; never shadow one.
         raise ValidationError(
-            "must not contain '__' (reserved for upstream tool names)", code="invalid_tool_name"
+            f"must not contain {TOOL_NAME_SEPARATOR!r} (reserved for upstream tool names)",
+            code="invalid_tool_name",
         )
 
 

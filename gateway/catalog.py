@@ -8,9 +8,10 @@ import mcp_types as types
 
 from gateway.identity import ClientIdentity
 from gateway.listings import UpstreamListing
-from gateway.naming import NameMap, ResourceUriMap
+from gateway.naming import ExposedMap
 from indexing.catalog_plan import CatalogPlan, ServerCatalog, plan_catalog
 from indexing.tool_results import index_tools, strip_output_schema
+from localrouter.tool_names import TOOL_NAME_SEPARATOR
 
 UNBOUNDED = 1 << 62
 SEPARATORS = 64  # line breaks and headings around the per-server parts of the instructions
@@ -24,11 +25,11 @@ class MergedCatalog:
     prompts: list[types.Prompt] = field(default_factory=list)
     resources: list[types.Resource] = field(default_factory=list)
     templates: list[types.ResourceTemplate] = field(default_factory=list)
-    tool_names: NameMap = field(default_factory=NameMap)
+    tool_names: ExposedMap = field(default_factory=ExposedMap)
     allowed_tools: frozenset[str] = frozenset()
-    prompt_names: NameMap = field(default_factory=NameMap)
-    resource_uris: ResourceUriMap = field(default_factory=ResourceUriMap)
-    template_uris: ResourceUriMap = field(default_factory=ResourceUriMap)
+    prompt_names: ExposedMap = field(default_factory=ExposedMap)
+    resource_uris: ExposedMap = field(default_factory=ExposedMap)
+    template_uris: ExposedMap = field(default_factory=ExposedMap)
     upstreams: list[str] = field(default_factory=list)
     instructions: dict[str, str] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
@@ -87,7 +88,7 @@ def merge(identity: ClientIdentity, listings: dict[str, UpstreamListing]) -> Mer
                 catalog.incomplete[name] = listing.failure_text()
     live = {n: lst for n, lst in visible.items() if lst.error is None}
 
-    tool_names = NameMap.build((n, t.name) for n, lst in live.items() for t in lst.tools)
+    tool_names = ExposedMap.build_names((n, t.name) for n, lst in live.items() for t in lst.tools)
     for name, listing in live.items():
         for tool in listing.tools:
             exposed = tool_names.exposed(name, tool.name)
@@ -96,7 +97,7 @@ def merge(identity: ClientIdentity, listings: dict[str, UpstreamListing]) -> Mer
     catalog.tool_names = tool_names
     catalog.allowed_tools = frozenset(t.name for t in catalog.tools)
 
-    catalog.prompt_names = NameMap.build(
+    catalog.prompt_names = ExposedMap.build_names(
         (n, p.name) for n, lst in live.items() for p in lst.prompts
     )
     catalog.prompts = [
@@ -105,7 +106,7 @@ def merge(identity: ClientIdentity, listings: dict[str, UpstreamListing]) -> Mer
         for p in lst.prompts
     ]
 
-    catalog.resource_uris = ResourceUriMap.build(
+    catalog.resource_uris = ExposedMap.build_uris(
         {n: [str(r.uri) for r in lst.resources] for n, lst in live.items()}
     )
     catalog.resources = [
@@ -113,7 +114,7 @@ def merge(identity: ClientIdentity, listings: dict[str, UpstreamListing]) -> Mer
         for n, lst in live.items()
         for r in lst.resources
     ]
-    catalog.template_uris = ResourceUriMap.build(
+    catalog.template_uris = ExposedMap.build_uris(
         {n: [t.uri_template for t in lst.templates] for n, lst in live.items()}
     )
     catalog.templates = [
@@ -161,7 +162,7 @@ def plan_for(identity: ClientIdentity, catalog: MergedCatalog) -> CatalogPlan | 
 
 def instructions_header(catalog: MergedCatalog) -> list[str]:
     """The lines every client's instructions start with: upstreams present and missing."""
-    lines = ["LocalRouter gateway. Tools are named '<upstream>__<tool>'."]
+    lines = [f"LocalRouter gateway. Tools are named '<upstream>{TOOL_NAME_SEPARATOR}<tool>'."]
     if catalog.upstreams:
         lines.append("Upstream servers: " + ", ".join(catalog.upstreams) + ".")
     else:

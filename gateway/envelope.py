@@ -7,10 +7,8 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-INVALID_PARAMS = -32602
 # The SDK's JSON parser refuses deeper documents too; checking first keeps the standard
 # library's recursive parser away from them (2,000 levels overflow its recursion limit).
 MAX_NESTING = 200

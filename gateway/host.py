@@ -15,6 +15,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
+from gateway.sdk_internals import hosts_session
+
 logger = logging.getLogger(__name__)
 
 
@@ -46,7 +48,7 @@ class McpHost:
 
     def owns(self, session_id: str) -> bool:
         """Whether the session lives in this worker."""
-        return session_id in self._manager._server_instances
+        return hosts_session(self._manager, session_id)
 
     async def _ensure_started(self) -> None:
         if self._started is None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-# JSON-RPC codes used at the HTTP layer (no request id is known yet).
-INVALID_REQUEST = -32600
+from mcp_types import INVALID_REQUEST
+
 RETRY_AFTER_SECONDS = 5  # a restart, or another worker behind the balancer, takes over
 
 

@@ -22,6 +22,7 @@ from mcp_types import METHOD_NOT_FOUND
 from gateway.listing_reads import LateFn, ListingReads
 from gateway.tool_quirks import first_of_each_name
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
+from indexing.catalog_plan import ServerCatalog
 
 logger = logging.getLogger(__name__)
 RETRY_FAILED_AFTER = 15.0
@@ -37,9 +38,9 @@ LIST_METHODS = {
 """Each kind of list an upstream may offer, and the method that reads it."""
 
 
-@dataclass
-class UpstreamListing:
-    """One upstream's catalog, or the error that kept us from starting it.
+@dataclass(kw_only=True)
+class UpstreamListing(ServerCatalog):
+    """One upstream's catalog (its own names), or the error that kept us from starting it.
 
     `error` means the upstream could not be started at all; `failed` maps a list method
     (e.g. `resources/templates/list`) to why that one list could not be read, while the
@@ -47,16 +48,14 @@ class UpstreamListing:
     """
 
     spec: UpstreamSpec
-    tools: list[types.Tool] = field(default_factory=list)
-    resources: list[types.Resource] = field(default_factory=list)
-    templates: list[types.ResourceTemplate] = field(default_factory=list)
-    prompts: list[types.Prompt] = field(default_factory=list)
-    instructions: str | None = None
-    title: str | None = None
+    name: str = ""  # the spec's
     error: str | None = None
     failed: dict[str, str] = field(default_factory=dict)
     pending: bool = False
     read_at: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.name = self.name or self.spec.name
 
     @property
     def stale(self) -> bool:

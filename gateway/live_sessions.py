@@ -30,7 +30,7 @@ def live_sessions() -> list[LiveSessionRow]:
     if gateway is None:
         return []
     rows = []
-    for session in list(gateway.sessions.values()):
+    for session in gateway.sessions.live():
         if session.closed:
             continue
         stats = session.stats

@@ -10,6 +10,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from gateway.placeholders import expand
+from localrouter.tool_names import TOOL_NAME_SEPARATOR
 
 UPSTREAM_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
 
@@ -86,8 +87,10 @@ class Upstream(models.Model):
     def clean(self) -> None:
         super().clean()
         errors: dict[str, str] = {}
-        if "__" in self.name:
-            errors["name"] = "must not contain '__' (it separates upstream and tool names)"
+        if TOOL_NAME_SEPARATOR in self.name:
+            errors["name"] = (
+                f"must not contain {TOOL_NAME_SEPARATOR!r} (it separates upstream and tool names)"
+            )
         if self.transport == Transport.STDIO:
             if not self.command.strip():
                 errors["command"] = "a stdio upstream needs a command to run"

@@ -18,13 +18,12 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 
+from gateway.sdk_internals import connection_of
 from gateway.upstreams import UpstreamHooks
-
-INVALID_REQUEST = types.INVALID_REQUEST
 
 
 def refusal(message: str) -> types.ErrorData:
-    return types.ErrorData(code=INVALID_REQUEST, message=message)
+    return types.ErrorData(code=types.INVALID_REQUEST, message=message)
 
 
 class CallerRegistry:
@@ -45,7 +44,7 @@ class CallerRegistry:
     def caller(self, upstream: str) -> Any | types.ErrorData:
         """The one client request context an upstream's request belongs to, or why not."""
         waiting = self._waiting.get(upstream) or []
-        connections = {id(ctx.session._connection) for ctx in waiting}
+        connections = {id(connection_of(ctx)) for ctx in waiting}
         if not waiting:
             return refusal(f"no client call to {upstream!r} is in progress to ask")
         if len(connections) > 1:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.server.subscriptions import ListenHandler
 
-if TYPE_CHECKING:
-    from gateway.runtime import Gateway
+from gateway.catalog import instructions_text
+from gateway.list_change_bus import ListChangeBus
+from gateway.sdk_internals import default_discover
+from gateway.session_registry import SessionRegistry
 
 # Set by the consumer for each request; the handshake's instructions depend on the client.
 current_instructions: ContextVar[str | None] = ContextVar("current_instructions", default=None)
@@ -34,21 +36,22 @@ class GatewayServer(Server):
         return options
 
 
-def build_server(gateway: Gateway, bus: InMemorySubscriptionBus) -> GatewayServer:
-    """The SDK server with one handler per MCP method the gateway serves."""
+def build_server(sessions: SessionRegistry, list_changes: ListChangeBus) -> GatewayServer:
+    """The SDK server with one handler per MCP method the gateway serves: each finds the
+    caller's gateway session and asks it."""
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        session = await gateway.session_for(ctx)
+        session = sessions.session_for(ctx)
         catalog = await session.catalog()
         problems = catalog.problems()
         meta = {"localrouter/unavailable": problems} if problems else None
         return types.ListToolsResult(tools=await session.visible_tools(), _meta=meta)
 
     async def view(ctx):
-        return await (await gateway.session_for(ctx)).view()
+        return await sessions.session_for(ctx).view()
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        session = await gateway.session_for(ctx)
+        session = sessions.session_for(ctx)
         return await session.call_tool(params.name, params.arguments, ctx)
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
@@ -60,18 +63,18 @@ def build_server(gateway: Gateway, bus: InMemorySubscriptionBus) -> GatewayServe
     async def read_resource(
         ctx, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        session = await gateway.session_for(ctx)
+        session = sessions.session_for(ctx)
         return await session.read_resource(str(params.uri))
 
     async def list_prompts(ctx, params) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=(await view(ctx)).prompts())
 
     async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        session = await gateway.session_for(ctx)
+        session = sessions.session_for(ctx)
         return await session.get_prompt(params.name, params.arguments)
 
     async def complete(ctx, params: types.CompleteRequestParams) -> types.CompleteResult:
-        return await (await gateway.session_for(ctx)).complete(params)
+        return await sessions.session_for(ctx).complete(params)
 
     server = GatewayServer(
         SERVER_NAME,
@@ -85,12 +88,13 @@ def build_server(gateway: Gateway, bus: InMemorySubscriptionBus) -> GatewayServe
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
         on_completion=complete,
-        on_subscriptions_listen=ListenHandler(bus),
+        on_subscriptions_listen=ListenHandler(list_changes.bus),
     )
 
     async def discover(ctx, params) -> types.DiscoverResult:
-        result = await server._handle_discover(ctx, params)
-        instructions = await gateway.instructions_for(ctx)
+        result = await default_discover(server, ctx, params)
+        view = await sessions.session_for(ctx).view()
+        instructions = instructions_text(view.catalog, view.plan)
         return result.model_copy(update={"instructions": instructions})
 
     server.add_request_handler("server/discover", types.RequestParams, discover)

@@ -10,19 +10,31 @@ import logging
 import time
 import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
+import orjson
+from mcp.server.connection import Connection
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.catalog import MergedCatalog
+from gateway.catalog_planner import CatalogPlanner
 from gateway.catalog_view import CatalogView
+from gateway.enabled_upstreams import EnabledUpstreams
 from gateway.identity import ClientIdentity
+from gateway.list_change_bus import ListChangeBus
+from gateway.reverse_requests import CallerRegistry
 from gateway.session_index import SessionIndex
 from gateway.upstreams import UpstreamError
 from indexing import gateway_facts
+from indexing.engine.text import utf8_size
+from indexing.tool_results import text_result
+
+if TYPE_CHECKING:
+    from gateway.records import SessionRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -51,22 +63,54 @@ class SessionStats:
         return sum(self.calls.values())
 
 
-def tool_error(message: str) -> types.CallToolResult:
-    """A tool result that tells the agent what went wrong."""
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], is_error=True
-    )
-
-
 def result_size(result: types.CallToolResult) -> int:
-    return len(result.model_dump_json(by_alias=True, exclude_none=True))
+    """UTF-8 bytes of a result's content as the client reads it: text, binary payloads as
+    sent (base64) and structured content. Counted from the strings at hand; only structured
+    content (usually small) is serialised, at C speed."""
+    size = sum(_part_size(part) for part in result.content)
+    if result.structured_content is not None:
+        size += len(orjson.dumps(result.structured_content, default=str))
+    return size
+
+
+def _part_size(part: types.ContentBlock) -> int:
+    if isinstance(part, types.TextContent):
+        return utf8_size(part.text)
+    if isinstance(part, types.ImageContent | types.AudioContent):
+        return len(part.data)
+    if isinstance(part, types.EmbeddedResource):
+        resource = part.resource
+        if isinstance(resource, types.TextResourceContents):
+            return utf8_size(resource.text)
+        return len(resource.blob)
+    return utf8_size(str(part.uri))  # a resource link
+
+
+@dataclass(frozen=True)
+class SessionServices:
+    """What a gateway session uses of its worker: all of it, and nothing else."""
+
+    catalogs: CatalogPlanner
+    upstreams: EnabledUpstreams
+    callers: CallerRegistry
+    recorder: SessionRecorder
+    list_changes: ListChangeBus
 
 
 class GatewaySession:
     """Routes one client's requests to the upstreams it may use."""
 
-    def __init__(self, gateway: Any, identity: ClientIdentity, *, key: str, protocol_version: str):
-        self.gateway = gateway
+    def __init__(
+        self,
+        services: SessionServices,
+        identity: ClientIdentity,
+        *,
+        key: str,
+        protocol_version: str,
+        on_closed: Callable[[GatewaySession], Awaitable[None]],
+    ):
+        self.services = services
+        self._on_closed = on_closed
         self.identity = identity
         self.key = key
         self.record_id = uuid.uuid4().hex
@@ -80,7 +124,7 @@ class GatewaySession:
         self.closed = False
         self.index = SessionIndex(identity.settings)
         gateway_facts.register_store(self.record_id, lambda: self.index.store)
-        self.connection: Any = None  # the SDK connection, for change notifications
+        self.connection: Connection | None = None  # handshake-era: for change notifications
         self._view: CatalogView | None = None
         self._view_version = -1
 
@@ -93,18 +137,19 @@ class GatewaySession:
         """Note a request: keeps the session from expiring and its record fresh."""
         self.last_activity = time.monotonic()
         if not self.closed:
-            self.gateway.recorder.changed(self)
+            self.services.recorder.changed(self)
 
     async def view(self) -> CatalogView:
         """The catalog as this client sees it, recomputed when an upstream listing changed."""
-        await self.gateway.specs()  # notices upstreams added, changed or removed
-        if self._view is None or self._view_version != self.gateway.listings.version:
-            version, catalog, plan, template = await self.gateway.planned_catalog(self.identity)
-            view = CatalogView(catalog, plan)
+        catalogs = self.services.catalogs
+        current = await catalogs.current_version()  # notices upstreams added or removed
+        if self._view is None or self._view_version != current:
+            planned = await catalogs.planned(self.identity)
+            view = CatalogView(planned.catalog, planned.plan)
             if self._view is not None:
                 view.carry_over(self._view)
-            self.index.index_catalog(view, template)
-            self._view, self._view_version = view, version
+            self.index.index_catalog(view, planned.template)
+            self._view, self._view_version = view, planned.version
         return self._view
 
     async def catalog(self) -> MergedCatalog:
@@ -140,7 +185,7 @@ class GatewaySession:
             result, activation = await self.index.call(name, arguments, view)
             for kind in activation.kinds():
                 await self.notify_list_changed(kind)
-            self.gateway.recorder.changed(self)
+            self.services.recorder.changed(self)
             return result
         route = view.catalog.route_tool(name)
         if route is None:
@@ -149,14 +194,14 @@ class GatewaySession:
         self.stats.calls[name] += 1
         self.in_flight[upstream] += 1
         try:
-            connection = await self.gateway.connection(upstream)
-            with self.gateway.callers.calling(upstream, ctx):
+            connection = await self.services.upstreams.connection(upstream)
+            with self.services.callers.calling(upstream, ctx):
                 result = await connection.call_tool(
                     tool, arguments, progress_callback=ctx.session.report_progress
                 )
         except UpstreamError as error:
             self.stats.errors += 1
-            return tool_error(f"Upstream {upstream!r} failed: {error}")
+            return text_result(error.client_message(), error=True)
         finally:
             self.in_flight[upstream] -= 1
         received = result
@@ -168,7 +213,7 @@ class GatewaySession:
             result = await self.index.compress(name, result)
         # A result passed through unchanged is not serialised a second time to count it.
         self.stats.bytes_to_client += size if result is received else result_size(result)
-        self.gateway.recorder.changed(self)
+        self.services.recorder.changed(self)
         return result
 
     async def read_resource(self, uri: str) -> types.ReadResourceResult:
@@ -224,19 +269,17 @@ class GatewaySession:
 
     async def _upstream_call(self, upstream: str, call):
         try:
-            return await call(await self.gateway.connection(upstream))
+            return await call(await self.services.upstreams.connection(upstream))
         except UpstreamError as error:
             self.stats.errors += 1
-            raise MCPError(
-                code=types.INTERNAL_ERROR, message=f"Upstream {upstream!r} failed: {error}"
-            ) from None
+            raise MCPError.from_error_data(error.to_error_data()) from None
 
     async def notify_list_changed(self, kind: str) -> None:
         """Tell the client its tools/resources/prompts list changed."""
         if self.connection is not None:
             await self.connection.notify(f"notifications/{kind}/list_changed", None)
         else:
-            await self.gateway.publish_list_changed(kind)
+            await self.services.list_changes.publish(kind)
 
     async def aclose(self) -> None:
         if not self.closed:
@@ -245,4 +288,4 @@ class GatewaySession:
                 await self.index.aclose()  # first: the record counts every indexed response
             finally:
                 gateway_facts.unregister_store(self.record_id)
-                await self.gateway.session_ended(self)
+                await self._on_closed(self)

@@ -13,6 +13,7 @@ from django.conf import settings as django_settings
 
 from clients.context_settings import EffectiveSettings
 from gateway.catalog_view import Activation, CatalogView
+from indexing.background import log_failure
 from indexing.engine.catalog_chunks import chunk_catalog_document
 from indexing.engine.compressor import ResponseCompressor
 from indexing.engine.hybrid import CatalogVectors, embedder, hybrid_hits
@@ -44,11 +45,6 @@ def index_documents(documents: list[tuple[str, str]], store: SessionStore | None
     return store
 
 
-def _log_failure(future: asyncio.Future) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        logger.error("catalog embeddings failed", exc_info=future.exception())
-
-
 class CatalogTemplate:
     """One client's catalog at one catalog version, indexed once; each session gets a copy."""
 
@@ -64,7 +60,7 @@ class CatalogTemplate:
         """
         if self._vectors is None:
             self._vectors = asyncio.ensure_future(asyncio.to_thread(_catalog_vectors, documents))
-            self._vectors.add_done_callback(_log_failure)
+            self._vectors.add_done_callback(log_failure(logger, "catalog embeddings failed"))
         if not self._vectors.done() or self._vectors.cancelled():
             return None
         return None if self._vectors.exception() else self._vectors.result()

@@ -20,6 +20,7 @@ import mcp_types as types
 from indexing.catalog_budget import CatalogBudget, ListedTools, instructions_bytes, wire_size
 from indexing.catalog_refill import refill
 from indexing.catalog_shortening import first_sentence
+from localrouter.tool_names import tool_part
 
 SUMMARY_CHARS = 160
 LONG_INSTRUCTIONS = 200
@@ -31,7 +32,8 @@ DIRECTORY_HEADING = (
 
 @dataclass
 class ServerCatalog:
-    """One upstream's part of a client's catalog, with exposed names."""
+    """One upstream's tools, prompts, resources and instructions (with the names it lists
+    them under in `gateway.listings.UpstreamListing`, exposed names in a client's catalog)."""
 
     name: str
     tools: list[types.Tool] = field(default_factory=list)
@@ -129,7 +131,7 @@ def _directory_line(server: ServerCatalog, *, with_tools: bool) -> str:
     purpose = first_sentence(server.instructions or server.title or "", 100)
     line = f"- {server.name}" + (f": {purpose}" if purpose else "")
     if with_tools:
-        names = ", ".join(t.name.split("__", 1)[-1] for t in server.tools)
+        names = ", ".join(tool_part(t.name) for t in server.tools)
         line += f" Tools: {names}."
     else:
         line += f" ({len(server.tools)} tools)"

@@ -18,6 +18,7 @@ from indexing import gateway_facts
 from indexing.engine.errors import IndexToolError
 from indexing.engine.read import format_read
 from indexing.models import IndexedLabel, SessionRecord
+from localrouter.tool_names import upstream_part
 
 INDEX_TOOLS = "LocalRouter"
 """The group shown for calls that no upstream served (IndexSearch, IndexRead)."""
@@ -69,8 +70,7 @@ class UpstreamCalls:
 
 def upstream_of(tool: str) -> str:
     """The upstream a gateway tool name belongs to (`<upstream>__<tool>`)."""
-    upstream, separator, _ = tool.partition("__")
-    return upstream if separator else INDEX_TOOLS
+    return upstream_part(tool) or INDEX_TOOLS
 
 
 def calls_by_upstream(calls_by_tool: dict[str, int]) -> list[UpstreamCalls]:

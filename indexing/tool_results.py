@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from concurrent.futures import Future
 
 import mcp_types as types
 
+from indexing.background import log_failure
 from indexing.engine.arguments import MAX_QUERIES
 from indexing.engine.compressor import Compression, ResponseCompressor
 from indexing.engine.errors import IndexToolError
@@ -24,6 +24,7 @@ from indexing.engine.search import DEFAULT_HITS, MAX_HITS, Ranker, search_with_l
 from indexing.engine.store import SessionStore
 
 logger = logging.getLogger(__name__)
+INDEXING_FAILED = log_failure(logger, "Indexing a compressed response failed")
 
 
 def index_tools(search_name: str, read_name: str) -> list[types.Tool]:
@@ -176,7 +177,8 @@ async def compress_result(
     )
     if compression is None:
         return result, None
-    compression.indexed.add_done_callback(_log_failure)  # the writer is on its own thread
+    # The writer is on its own thread.
+    compression.indexed.add_done_callback(INDEXING_FAILED)
     others = [part for part in result.content if _text_of(part) is None]
     content = [types.TextContent(type="text", text=compression.placeholder), *others]
     return result.model_copy(update={"content": content, "structured_content": None}), compression
@@ -192,8 +194,3 @@ def _text_of(part: types.ContentBlock) -> str | None:
     ):
         return part.resource.text
     return None
-
-
-def _log_failure(done: Future) -> None:
-    if not done.cancelled() and done.exception() is not None:
-        logger.error("Indexing a compressed response failed", exc_info=done.exception())

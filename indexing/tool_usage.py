@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from django.utils import timezone
 
 from indexing.models import SessionRecord
+from localrouter.tool_names import TOOL_NAME_SEPARATOR
 
 RECENT_SESSIONS = 200
 HALF_LIFE_DAYS = 7.0
@@ -29,7 +30,7 @@ def client_tool_usage(client_id: int, *, now: datetime | None = None) -> dict[st
     for calls, last in records:
         weight = 0.5 ** ((now - last).total_seconds() / 86_400 / HALF_LIFE_DAYS)
         for tool, count in (calls or {}).items():
-            if "__" in tool and isinstance(count, int) and count > 0:
+            if TOOL_NAME_SEPARATOR in tool and isinstance(count, int) and count > 0:
                 scores[tool] = scores.get(tool, 0.0) + count * weight
     top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:TOP_TOOLS]
     return {tool: round(score, 2) for tool, score in top}

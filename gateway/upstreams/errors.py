@@ -56,9 +56,14 @@ class UpstreamError(Exception):
     def __str__(self) -> str:
         return f"upstream {self.upstream!r} {self.kind}: {self.message}"
 
+    def client_message(self) -> str:
+        """What the gateway's client is told (tool error text, JSON-RPC error message)."""
+        return f"Upstream {self.upstream!r} failed: {self}"
+
     def to_error_data(self) -> ErrorData:
-        """The JSON-RPC error to send to the gateway's client."""
-        return ErrorData(code=self.code, message=str(self), data=self.data)
+        """The JSON-RPC error to send to the gateway's client: the upstream's own code and
+        data when it answered with an error (`rejected`), else the code of the failure."""
+        return ErrorData(code=self.code, message=self.client_message(), data=self.data)
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

@@ -7,13 +7,17 @@ from contextlib import asynccontextmanager
 
 import anyio
 import httpx2
-from mcp.client._transport import Transport, TransportStreams
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, create_mcp_http_client
 from mcp.shared.message import SessionMessage
 
+from gateway.sdk_internals import (
+    MCP_DEFAULT_SSE_READ_TIMEOUT,
+    Transport,
+    TransportStreams,
+    create_mcp_http_client,
+)
 from gateway.upstreams.errors import UpstreamError
 from gateway.upstreams.http_status import forget_refusal, note_refusals
 from gateway.upstreams.spec import UpstreamSpec

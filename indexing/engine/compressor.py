@@ -8,7 +8,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain
-from typing import Any
 
 from indexing.engine.chunker import Chunking, NotStreamable, start_chunking
 from indexing.engine.labels import LABELS, LabelCounter
@@ -40,7 +39,8 @@ def tune_thread_switching() -> None:
     0.1 ms gains another 7-10% on 1 MiB responses of every format and nothing at 5 MiB
     (measured side by side with 1 ms, 0.3 ms and 0.03 ms, which gains no more). A busy
     thread is made to switch only when another one waits, so a lone one pays nothing.
-    The interval is the whole process's: the gateway sets it once, and its event loop
+    The interval is the whole process's: the serve entry points set it once (not app
+    loading: tests and management commands keep the default), and the event loop
     gets the GIL back sooner from any busy thread too (the gateway overhead benchmark
     measured the same latency and calls/s at 0.1 ms as at 1 ms).
     """
@@ -69,19 +69,6 @@ class ResponseCompressor:
     def __init__(self, store: SessionStore, counter: LabelCounter = LABELS) -> None:
         self.store = store
         self.counter = counter
-
-    def compress(
-        self, tool_name: str, text: str, **options: Any
-    ) -> tuple[str | None, CompressionStats | None]:
-        """`prepare` (same options), then wait for the writer: (placeholder, stats) when
-        `text` was indexed, or (None, None) to pass it on.
-
-        Synchronous and CPU-bound for large text: call it through `asyncio.to_thread`.
-        """
-        compression = self.prepare(tool_name, text, **options)
-        if compression is None:
-            return None, None
-        return compression.placeholder, compression.index()
 
     def prepare(
         self,

@@ -12,17 +12,6 @@ MAX_HITS = 20
 CONTEXT_CHARS = 3000
 
 
-def format_search(
-    store: SessionStore, queries: object, source: object = None, limit: object = None
-) -> str:
-    """Run every query and render the hits; a chunk shown for an earlier query is referenced.
-
-    Raises:
-        IndexToolError: bad arguments, or a `source` no live label starts with.
-    """
-    return search_with_labels(store, queries, source, limit)[0]
-
-
 Ranker = Callable[[str, str | None, int], list[Hit]]
 """(query, source prefix, limit) -> hits, best first; the store's own search by default."""
 
@@ -34,7 +23,8 @@ def search_with_labels(
     limit: object = None,
     rank: Ranker | None = None,
 ) -> tuple[str, list[str]]:
-    """`format_search`, plus the labels of every hit (best first, without repeats).
+    """Run every query and render the hits, a chunk shown for an earlier query referenced;
+    with the labels of every hit (best first, without repeats).
 
     Raises:
         IndexToolError: bad arguments, or a `source` no live label starts with.

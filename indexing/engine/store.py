@@ -5,11 +5,10 @@ import time
 from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from itertools import accumulate, groupby
 from typing import NamedTuple
 
-from indexing.engine.chunker import ChunkList, DocumentFormat, Lines, ParsedDocument, chunk_document
+from indexing.engine.chunker import ChunkList, DocumentFormat, Lines, ParsedDocument
 from indexing.engine.errors import IndexToolError, evicted_label_error, unknown_label_error
 from indexing.engine.fts import TRIGRAM_MIN_CHARS, fts_phrases
 from indexing.engine.fusion import reciprocal_rank_fusion
@@ -133,57 +132,6 @@ class SessionStore:
         """UTF-8 size of the text currently indexed."""
         return self._total_bytes
 
-    def add(
-        self,
-        label: str,
-        text: str,
-        *,
-        tool: str,
-        run: int | None = None,
-        format: DocumentFormat | None = None,
-        trigrams: bool = True,
-    ) -> DocumentStats:
-        """Chunk and index `text` under `label`; seconds include chunking.
-
-        `trigrams=False` skips the substring index even for a small document (catalog
-        entries: plain words find them as well, at half the indexing time).
-
-        Raises:
-            ValueError: the label is already in use (labels are never reused).
-            DocumentTooLargeError: the text alone exceeds `max_bytes`.
-        """
-        started = time.perf_counter()
-        document = chunk_document(text, format)
-        feed = ChunkFeed(document.lines, document.chunks)
-        reservation = self.reserve(
-            label, document.format, feed, tool=tool, run=run, trigrams=trigrams, raw=document.raw
-        )
-        stats = reservation.commit()
-        return replace(stats, seconds=time.perf_counter() - started)
-
-    def add_many(
-        self,
-        documents: list[tuple[str, str]],
-        *,
-        tool: str,
-        format: DocumentFormat | None = None,
-        trigrams: bool = True,
-    ) -> list[DocumentStats]:
-        """Chunk and index each (label, text) in one transaction: all of them, or none.
-
-        Many small documents (a catalog) index several times faster together: one
-        statement per table, and FTS5 writes its pending terms once.
-
-        Raises:
-            ValueError: a label is already in use, or given twice.
-            DocumentTooLargeError: the documents together exceed `max_bytes`.
-        """
-        started = time.perf_counter()
-        parsed = [(label, chunk_document(text, format)) for label, text in documents]
-        stats = self.add_documents(parsed, tool=tool, trigrams=trigrams)
-        seconds = (time.perf_counter() - started) / max(1, len(stats))
-        return [replace(entry, seconds=seconds) for entry in stats]
-
     def add_documents(
         self,
         documents: list[tuple[str, ParsedDocument]],
@@ -191,7 +139,10 @@ class SessionStore:
         tool: str,
         trigrams: bool = True,
     ) -> list[DocumentStats]:
-        """`add_many` for documents already chunked (catalog documents have their own chunker).
+        """Index each (label, document already chunked) in one transaction: all, or none.
+
+        Many small documents (a catalog) index several times faster together: one
+        statement per table, and FTS5 writes its pending terms once.
 
         Raises:
             ValueError: a label is already in use, or given twice.

@@ -7,6 +7,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e.test_gateway_http import open_session, rpc_error
+from tests.fixtures.servers.echo_server import LOCKED_CODE, LOCKED_ITEM
 
 pytestmark = pytest.mark.anyio
 
@@ -117,3 +118,15 @@ async def test_index_search_refuses_what_its_schema_excludes(live, arguments, me
     assert search.input_schema["properties"]["limit"]["minimum"] == 1
     assert result.is_error
     assert message in result.content[0].text
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_an_upstreams_own_error_reaches_the_client_with_its_code_and_data(live, mode):
+    async with live.client("alice", mode=mode) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.read_resource(f"fixture://items/{LOCKED_ITEM}")
+    assert raised.value.code == LOCKED_CODE
+    assert raised.value.data == {"item": LOCKED_ITEM, "retry_after": 30}
+    assert raised.value.message == (
+        "Upstream 'echohttp' failed: upstream 'echohttp' rejected: the item is locked"
+    )

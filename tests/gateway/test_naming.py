@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from gateway.naming import (
     MAX_NAME_LENGTH,
-    NameMap,
-    ResourceUriMap,
+    ExposedMap,
     expose_name,
 )
 
@@ -38,7 +37,7 @@ def test_characters_outside_the_allowed_set_are_replaced_and_hashed():
 
 
 def test_the_name_map_resolves_exposed_names_back():
-    names = NameMap.build([("fs", "read"), ("gh", "read"), ("gh", "y" * 80)])
+    names = ExposedMap.build_names([("fs", "read"), ("gh", "read"), ("gh", "y" * 80)])
     assert names.resolve("fs__read") == ("fs", "read")
     assert names.resolve(names.exposed("gh", "y" * 80)) == ("gh", "y" * 80)
     with pytest.raises(KeyError):
@@ -48,7 +47,7 @@ def test_the_name_map_resolves_exposed_names_back():
 def test_a_plain_name_wins_over_a_hashed_name_that_happens_to_match():
     long_name = "z" * 80
     squatter = expose_name("a", long_name)[len("a__") :]
-    names = NameMap.build([("a", long_name), ("a", squatter)])
+    names = ExposedMap.build_names([("a", long_name), ("a", squatter)])
     assert names.resolve(f"a__{squatter}") == ("a", squatter)
     assert names.resolve(names.exposed("a", long_name)) == ("a", long_name)
 
@@ -61,7 +60,7 @@ tool_names = st.text(min_size=1, max_size=120)
 
 @given(st.lists(st.tuples(upstream_names, tool_names), max_size=30))
 def test_exposed_names_are_unique_bounded_and_reversible(entries):
-    names = NameMap.build(entries)
+    names = ExposedMap.build_names(entries)
     assert len(names) == len(set(entries))
     for exposed, original in names.items():
         assert EXPOSED.fullmatch(exposed)
@@ -71,11 +70,12 @@ def test_exposed_names_are_unique_bounded_and_reversible(entries):
 
 @given(st.lists(st.tuples(upstream_names, tool_names), max_size=15))
 def test_the_name_map_does_not_depend_on_input_order(entries):
-    assert list(NameMap.build(entries).items()) == list(NameMap.build(reversed(entries)).items())
+    forward = ExposedMap.build_names(entries)
+    assert list(forward.items()) == list(ExposedMap.build_names(reversed(entries)).items())
 
 
 def test_the_first_upstream_by_name_keeps_a_shared_uri():
-    uris = ResourceUriMap.build({"zeta": ["file:///a", "file:///z"], "alpha": ["file:///a"]})
+    uris = ExposedMap.build_uris({"zeta": ["file:///a", "file:///z"], "alpha": ["file:///a"]})
     assert uris.exposed("alpha", "file:///a") == "file:///a"
     assert uris.exposed("zeta", "file:///a") == "lr+zeta:file:///a"
     assert uris.exposed("zeta", "file:///z") == "file:///z"
@@ -83,7 +83,7 @@ def test_the_first_upstream_by_name_keeps_a_shared_uri():
 
 
 def test_upstream_uris_in_the_reserved_scheme_are_always_rewritten():
-    uris = ResourceUriMap.build({"a": ["lr+b:x"], "b": ["x"]})
+    uris = ExposedMap.build_uris({"a": ["lr+b:x"], "b": ["x"]})
     assert uris.exposed("a", "lr+b:x") == "lr+a:lr+b:x"
     assert uris.exposed("b", "x") == "x"
 
@@ -94,7 +94,7 @@ def test_upstream_uris_in_the_reserved_scheme_are_always_rewritten():
     )
 )
 def test_exposed_uris_are_unique_and_reversible(uris_by_upstream):
-    uris = ResourceUriMap.build(uris_by_upstream)
+    uris = ExposedMap.build_uris(uris_by_upstream)
     pairs = {(u, uri) for u, listed in uris_by_upstream.items() for uri in listed}
     assert len(uris) == len(pairs)
     for upstream, uri in pairs:

@@ -15,6 +15,7 @@ from indexing import gateway_facts
 from indexing.engine.store import SessionStore
 from indexing.management.commands.demo_data import demo_sessions_create
 from indexing.models import IndexedLabel, SessionRecord
+from tests.engine_helpers import add_text
 from tests.factories import ClientFactory, UpstreamFactory
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +79,9 @@ def record() -> SessionRecord:
 def alive(record):
     """Make `record` the live session of a running gateway whose label holds hostile text."""
     store = SessionStore()
-    store.add("files__read_text_file:1", f"line one\n{HOSTILE}\n", tool="files__read_text_file")
+    add_text(
+        store, "files__read_text_file:1", f"line one\n{HOSTILE}\n", tool="files__read_text_file"
+    )
     gateway_facts.register_store(record.key, lambda: store)
     yield SimpleNamespace(end=lambda: gateway_facts.unregister_store(record.key))
     gateway_facts.unregister_store(record.key)

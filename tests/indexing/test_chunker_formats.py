@@ -17,7 +17,6 @@ from indexing.engine.chunker import (
     Lines,
     NotStreamable,
     chunk_document,
-    detect_format,
     jsondoc,
     markdown,
     start_chunking,
@@ -28,6 +27,7 @@ from indexing.engine.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS
 from indexing.engine.placeholder import render_contents
 from indexing.engine.store import SessionStore
 from indexing.engine.text import LINE_PART_CHARS, part_count
+from tests.engine_helpers import add_text, detect_format
 
 MARKDOWN = """\
 Intro before any heading.
@@ -270,7 +270,9 @@ def test_json_numbers_orjson_cannot_carry_are_written_by_the_standard_library() 
 
 def test_an_escaped_lone_surrogate_in_json_is_served_as_a_replacement_character() -> None:
     store = SessionStore()
-    store.add("api:1", '{"a": "\\ud800 x", "b": [' + ",".join(["1"] * 3000) + "]}", tool="api")
+    add_text(
+        store, "api:1", '{"a": "\\ud800 x", "b": [' + ",".join(["1"] * 3000) + "]}", tool="api"
+    )
     assert store.read_lines("api:1", 2, 2, max_chars=100)[0].text == '  "a": "\ufffd x",'
 
 

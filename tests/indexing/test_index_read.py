@@ -9,14 +9,17 @@ from hypothesis import strategies as st
 from indexing.engine.errors import IndexToolError, LabelEvictedError
 from indexing.engine.read import MAX_READ_BYTES, format_read
 from indexing.engine.store import SessionStore
+from tests.engine_helpers import add_text
 
 
 @pytest.fixture
 def store() -> SessionStore:
     store = SessionStore()
-    store.add("logs__tail:1", "\n".join(f"entry {n}" for n in range(1, 234)), tool="logs__tail")
+    add_text(
+        store, "logs__tail:1", "\n".join(f"entry {n}" for n in range(1, 234)), tool="logs__tail"
+    )
     long_line = "".join(chr(ord("a") + n % 26) for n in range(4500))
-    store.add("wide:1", f"short\n{long_line}\nlast", tool="wide")
+    add_text(store, "wide:1", f"short\n{long_line}\nlast", tool="wide")
     return store
 
 
@@ -63,7 +66,7 @@ def test_an_offset_can_start_inside_a_long_line(store: SessionStore) -> None:
 
 def test_a_read_stops_at_about_64_kb_and_continues_inside_a_line() -> None:
     store = SessionStore()
-    store.add("huge:1", "y" * 200_000 + "\nend", tool="huge")
+    add_text(store, "huge:1", "y" * 200_000 + "\nend", tool="huge")
     first = format_read(store, "huge:1")
     assert len(first.encode()) <= MAX_READ_BYTES
     assert first.endswith('[2 more lines — continue with offset="1-33"]')
@@ -105,8 +108,8 @@ def test_an_unrelated_label_is_an_error_listing_the_known_labels(store: SessionS
 
 def test_reading_an_evicted_label_is_an_error_saying_so() -> None:
     store = SessionStore(max_bytes=4_000)
-    store.add("t:1", "a\n" * 1500, tool="t")
-    store.add("t:2", "b\n" * 1500, tool="t")
+    add_text(store, "t:1", "a\n" * 1500, tool="t")
+    add_text(store, "t:2", "b\n" * 1500, tool="t")
     with pytest.raises(LabelEvictedError, match="evicted"):
         format_read(store, "t:1")
 

@@ -5,8 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexing.engine.errors import IndexToolError
-from indexing.engine.search import CONTEXT_CHARS, format_search
+from indexing.engine.search import CONTEXT_CHARS
 from indexing.engine.store import SessionStore
+from tests.engine_helpers import add_text, format_search
 
 API = """\
 # Issues
@@ -26,8 +27,9 @@ Webhooks deliver events.
 @pytest.fixture
 def store() -> SessionStore:
     store = SessionStore()
-    store.add("github__docs:1", API, tool="github__docs", run=1)
-    store.add(
+    add_text(store, "github__docs:1", API, tool="github__docs", run=1)
+    add_text(
+        store,
         "jira__getIssue:1",
         "# PROJ-1\n\nLogin fails with a timeout; issue reopened.\n",
         tool="jira__getIssue",
@@ -65,14 +67,18 @@ def test_source_keeps_only_labels_starting_with_it(store: SessionStore) -> None:
 def test_a_responses_own_label_as_source_searches_that_response_only() -> None:
     store = SessionStore()
     for run in (3, 30, 31):
-        store.add(
-            f"files__read:{run}", f"run {run}: the shared words\n", tool="files__read", run=run
+        add_text(
+            store,
+            f"files__read:{run}",
+            f"run {run}: the shared words\n",
+            tool="files__read",
+            run=run,
         )
     only = format_search(store, ["shared"], source="files__read:3")
     assert only.startswith('Query 1: "shared" — 1 hit\n\n[1] files__read:3 line 1 —')
     assert "files__read:30" in format_search(store, ["shared"], source="files__read:")
-    store.add("mcp/docs", "the server's shared notes\n", tool="catalog")
-    store.add("mcp/docs/tool/x", "x: shared words\n", tool="catalog")
+    add_text(store, "mcp/docs", "the server's shared notes\n", tool="catalog")
+    add_text(store, "mcp/docs/tool/x", "x: shared words\n", tool="catalog")
     assert "mcp/docs/tool/x" in format_search(store, ["shared"], source="mcp/docs")
 
 
@@ -86,8 +92,8 @@ def test_a_source_matching_no_label_is_an_error_listing_the_labels(store: Sessio
 
 def test_a_source_whose_labels_were_evicted_says_so() -> None:
     store = SessionStore(max_bytes=3_000)
-    store.add("old:1", "ancient words\n" * 150, tool="old")
-    store.add("new:1", "fresh words\n" * 150, tool="new")
+    add_text(store, "old:1", "ancient words\n" * 150, tool="old")
+    add_text(store, "new:1", "fresh words\n" * 150, tool="new")
     with pytest.raises(IndexToolError, match='"old:1" evicted'):
         format_search(store, ["words"], source="old:")
 
@@ -95,9 +101,11 @@ def test_a_source_whose_labels_were_evicted_says_so() -> None:
 @pytest.mark.parametrize(("limit", "expected"), [(None, 5), (1, 1), (3, 3), (100, 20)])
 def test_limit_defaults_to_5_and_more_than_20_counts_as_20(limit: object, expected: int) -> None:
     store = SessionStore()
-    store.add("many:1", "\n\n".join(f"needle {i}" for i in range(30)), tool="many")
+    add_text(store, "many:1", "\n\n".join(f"needle {i}" for i in range(30)), tool="many")
     # Each paragraph is tiny, so force one chunk per paragraph with a large separator.
-    store.add("many:2", "\n\n".join(f"needle {i} " + "x" * 2500 for i in range(30)), tool="many")
+    add_text(
+        store, "many:2", "\n\n".join(f"needle {i} " + "x" * 2500 for i in range(30)), tool="many"
+    )
     output = format_search(store, ["needle"], source="many:2", limit=limit)
     assert output.count("[") - output.count("[…") == expected
 
@@ -122,7 +130,7 @@ def test_queries_must_be_a_short_list_of_strings(store: SessionStore, queries: o
 
 def test_context_is_cut_at_about_3000_characters() -> None:
     store = SessionStore()
-    store.add("big:1", "word " * 5000, tool="big")
+    add_text(store, "big:1", "word " * 5000, tool="big")
     first_hit = format_search(store, ["word"], limit=1).split("\n", 3)[3]
     assert len(first_hit) < CONTEXT_CHARS + 100
 

@@ -13,6 +13,7 @@ from indexing.engine.compressor import ResponseCompressor
 from indexing.engine.errors import IndexToolError
 from indexing.engine.read import CARRIAGE_RETURN_NOTE, FINAL_NEWLINE_NOTE, format_read
 from indexing.engine.store import SessionStore
+from tests.engine_helpers import add_text, compress_text
 from tests.readback import footer_offset, join_read
 
 THRESHOLD = 256
@@ -31,7 +32,7 @@ def read_every_page(store: SessionStore, label: str, limit: int = 200, raw: bool
 def compress(text: str) -> tuple[SessionStore, str, str]:
     """(store, label, placeholder) of `text` indexed as a response."""
     store = SessionStore()
-    placeholder, stats = ResponseCompressor(store).compress("t", text, threshold=THRESHOLD)
+    placeholder, stats = compress_text(ResponseCompressor(store), "t", text, threshold=THRESHOLD)
     assert placeholder is not None and stats is not None
     return store, stats.label, placeholder
 
@@ -81,7 +82,7 @@ def any_text(draw: st.DrawFn) -> str:
 @given(any_text(), st.integers(1, 50))
 def test_reading_every_page_gives_back_any_text_byte_for_byte(text: str, limit: int) -> None:
     store = SessionStore()
-    placeholder, stats = ResponseCompressor(store).compress("t", text, threshold=THRESHOLD)
+    placeholder, stats = compress_text(ResponseCompressor(store), "t", text, threshold=THRESHOLD)
     assume(stats is not None)  # else passed through as it is
     label = stats.label
     assert read_every_page(store, label, limit, raw=True).encode() == text.encode()
@@ -105,8 +106,8 @@ def test_crlf_line_ends_stay_in_the_lines_and_a_note_says_so() -> None:
 
 def test_a_final_newline_is_said_after_the_last_line_and_its_absence_by_nothing() -> None:
     store = SessionStore()
-    store.add("with:1", "one\ntwo\n", tool="t")
-    store.add("without:1", "one\ntwo", tool="t")
+    add_text(store, "with:1", "one\ntwo\n", tool="t")
+    add_text(store, "without:1", "one\ntwo", tool="t")
     assert format_read(store, "with:1") == f"1: one\n2: two\n{FINAL_NEWLINE_NOTE}"
     assert format_read(store, "without:1") == "1: one\n2: two"
     footer = '[1 more line — continue with offset="2"]'

@@ -7,6 +7,7 @@ import pytest
 from indexing import gateway_facts, reports
 from indexing.engine.store import SessionStore
 from indexing.models import IndexedLabel, SessionRecord
+from tests.engine_helpers import add_text
 from tests.factories import ClientFactory
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
@@ -133,7 +134,7 @@ def test_the_overview_sums_per_day_and_client_and_ranks_tools_and_responses():
 def test_label_content_is_read_from_the_live_session_and_gone_after():
     record = session_record(labels=[("files__read:1", 30, 10)])
     store = SessionStore()
-    store.add("files__read:1", "first line\nsecond line\n", tool="files__read", run=1)
+    add_text(store, "files__read:1", "first line\nsecond line\n", tool="files__read", run=1)
     gateway_facts.register_store(record.key, lambda: store)
 
     content = reports.label_content(record, "files__read:1", None, None)

@@ -14,10 +14,10 @@ from indexing.engine.compressor import ResponseCompressor
 from indexing.engine.errors import IndexToolError
 from indexing.engine.labels import LabelCounter
 from indexing.engine.read import FINAL_NEWLINE_NOTE, format_read
-from indexing.engine.search import format_search
 from indexing.engine.store import SessionStore
 from indexing.engine.text import utf8_size
 from indexing.tool_results import compress_result
+from tests.engine_helpers import compress_text, format_search
 
 # 63-character lines (64 bytes with the newline): the ~2 KB preview is easy to count.
 LINES = (
@@ -37,7 +37,9 @@ def compressor_at_run(run: int, store: SessionStore | None = None) -> ResponseCo
 
 
 def test_the_placeholder_has_exactly_the_documented_shape() -> None:
-    text, stats = compressor_at_run(3).compress("filesystem__read_file", RESPONSE, threshold=1000)
+    text, stats = compress_text(
+        compressor_at_run(3), "filesystem__read_file", RESPONSE, threshold=1000
+    )
     # "# Overview\n" is 11 bytes; 31 more lines of 64 bytes fit in 2048: the preview ends at 32.
     preview = "\n".join(LINES[:32])
     assert text == (
@@ -66,8 +68,13 @@ def test_the_placeholder_has_exactly_the_documented_shape() -> None:
 
 
 def test_the_hints_use_the_configured_tool_names() -> None:
-    text, _ = compressor_at_run(1).compress(
-        "t", RESPONSE, threshold=1000, search_tool="find_in_index", read_tool="read_index"
+    text, _ = compress_text(
+        compressor_at_run(1),
+        "t",
+        RESPONSE,
+        threshold=1000,
+        search_tool="find_in_index",
+        read_tool="read_index",
     )
     assert text is not None
     assert 'read_index(label="t:1", limit=233)' in text
@@ -76,8 +83,8 @@ def test_the_hints_use_the_configured_tool_names() -> None:
 
 def test_the_indexed_response_can_be_read_and_searched_by_its_label() -> None:
     store = SessionStore()
-    _, stats = compressor_at_run(1, store).compress(
-        "filesystem__read_file", RESPONSE, threshold=1000
+    _, stats = compress_text(
+        compressor_at_run(1, store), "filesystem__read_file", RESPONSE, threshold=1000
     )
     assert stats is not None
     assert format_read(store, stats.label, offset="42", limit=1).startswith("42: # Endpoints\n")
@@ -89,7 +96,7 @@ def test_responses_up_to_the_threshold_pass_through_without_using_a_run() -> Non
     store = SessionStore()
     counter = LabelCounter()
     compressor = ResponseCompressor(store, counter)
-    assert compressor.compress("t", RESPONSE, threshold=utf8_size(RESPONSE)) == (None, None)
+    assert compress_text(compressor, "t", RESPONSE, threshold=utf8_size(RESPONSE)) == (None, None)
     assert store.labels() == [] and store.stats == []
     assert counter.next_label("t").run == 1
 
@@ -101,7 +108,7 @@ def test_the_threshold_counts_utf8_bytes_of_the_response_as_given(newline: str) 
     assert len(text) < size  # characters beyond ASCII: bytes, not characters, count
     for threshold, indexed in [(size, False), (size - 1, True), (len(text), True)]:
         compressor = ResponseCompressor(SessionStore(), LabelCounter())
-        _, stats = compressor.compress("t", text, threshold=threshold)
+        _, stats = compress_text(compressor, "t", text, threshold=threshold)
         assert (stats is not None) is indexed
         if indexed:
             assert stats.original_bytes == size
@@ -110,7 +117,7 @@ def test_the_threshold_counts_utf8_bytes_of_the_response_as_given(newline: str) 
 def test_a_response_is_unchanged_when_the_placeholder_would_not_be_smaller() -> None:
     store = SessionStore()
     text = "\n".join(f"row {n}" for n in range(300))  # 2,289 bytes: preview + hints exceed it
-    assert ResponseCompressor(store, LabelCounter()).compress("t", text, threshold=100) == (
+    assert compress_text(ResponseCompressor(store, LabelCounter()), "t", text, threshold=100) == (
         None,
         None,
     )
@@ -119,12 +126,14 @@ def test_a_response_is_unchanged_when_the_placeholder_would_not_be_smaller() -> 
 
 def test_runs_count_per_tool_and_are_never_reused() -> None:
     compressor = ResponseCompressor(SessionStore(), LabelCounter())
-    labels = [compressor.compress(tool, RESPONSE, threshold=1000)[1] for tool in ("a", "b", "a")]
+    labels = [
+        compress_text(compressor, tool, RESPONSE, threshold=1000)[1] for tool in ("a", "b", "a")
+    ]
     assert [stats.label for stats in labels if stats] == ["a:1", "b:1", "a:2"]
 
 
 def test_a_first_line_longer_than_the_preview_is_cut_at_a_character_boundary() -> None:
-    text, _ = compressor_at_run(1).compress("t", "é" * 30_000 + "\nsecond\n", threshold=1000)
+    text, _ = compress_text(compressor_at_run(1), "t", "é" * 30_000 + "\nsecond\n", threshold=1000)
     assert text is not None
     preview = text.split("\n\n", 2)[1]
     assert preview == "é" * 1024 + "\n[… preview ends at line 1 of 2 (cut mid-line)]"
@@ -132,7 +141,7 @@ def test_a_first_line_longer_than_the_preview_is_cut_at_a_character_boundary() -
 
 def test_plain_text_without_structure_has_no_contents_section() -> None:
     log = "\n".join(f"2024-01-01T00:00:00 INFO request {n} served" for n in range(2000))
-    text, _ = compressor_at_run(1).compress("logs", log, threshold=1000)
+    text, _ = compress_text(compressor_at_run(1), "logs", log, threshold=1000)
     assert text is not None
     assert "## Contents" not in text
     assert re.search(r"\[… preview ends at line \d+ of 2000\]\n\nRead all of it:", text)
@@ -140,7 +149,7 @@ def test_plain_text_without_structure_has_no_contents_section() -> None:
 
 def test_contents_drop_the_deepest_levels_first_then_are_cut_with_a_note() -> None:
     sections = [f"# Part {a}\n\n## Chapter {a}.{b}\n\ntext\n" for a in range(30) for b in range(5)]
-    text, _ = compressor_at_run(1).compress("docs", "".join(sections), threshold=1000)
+    text, _ = compress_text(compressor_at_run(1), "docs", "".join(sections), threshold=1000)
     assert text is not None
     contents = text.split("## Contents\n", 1)[1].split("\n\n", 1)[0]
     assert "Chapter" not in contents
@@ -148,7 +157,7 @@ def test_contents_drop_the_deepest_levels_first_then_are_cut_with_a_note() -> No
     assert utf8_size(contents) <= 2048
 
     many = "".join(f"# Heading number {n}\n\ntext\n" for n in range(500))
-    text, _ = compressor_at_run(1).compress("docs", many, threshold=1000)
+    text, _ = compress_text(compressor_at_run(1), "docs", many, threshold=1000)
     assert text is not None
     contents = text.split("## Contents\n", 1)[1].split("\n\n", 1)[0]
     assert utf8_size(contents) <= 2048
@@ -160,7 +169,7 @@ def test_a_lone_title_keeps_its_sections_in_contents_cut_with_a_note() -> None:
     changelog = "# Changelog\n\n" + "".join(
         f"## 1.{n}.0\n\n### Fixes\n\n- fixed bug {n}\n\n" for n in range(300, 0, -1)
     )
-    text, _ = compressor_at_run(1).compress("docs", changelog, threshold=1000)
+    text, _ = compress_text(compressor_at_run(1), "docs", changelog, threshold=1000)
     assert text is not None
     contents = text.split("## Contents\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert contents[:3] == ["- [L1] Changelog", "  - [L3] 1.300.0", "  - [L9] 1.299.0"]
@@ -171,7 +180,7 @@ def test_a_lone_title_keeps_its_sections_in_contents_cut_with_a_note() -> None:
 
 def test_json_responses_are_previewed_and_outlined_as_pretty_printed_lines() -> None:
     payload = {"items": [{"id": n, "name": f"item {n}"} for n in range(400)], "total": 400}
-    text, stats = compressor_at_run(1).compress("api", json.dumps(payload), threshold=1000)
+    text, stats = compress_text(compressor_at_run(1), "api", json.dumps(payload), threshold=1000)
     assert text is not None and stats is not None
     assert stats.lines == len(json.dumps(payload, indent=2).split("\n"))
     assert text.split("\n\n", 2)[1].startswith('{\n  "items": [\n    {\n      "id": 0,')
@@ -180,8 +189,8 @@ def test_json_responses_are_previewed_and_outlined_as_pretty_printed_lines() -> 
 
 
 def test_compression_is_deterministic() -> None:
-    first = compressor_at_run(1).compress("t", RESPONSE, threshold=1000)[0]
-    assert first == compressor_at_run(1).compress("t", RESPONSE, threshold=1000)[0]
+    first = compress_text(compressor_at_run(1), "t", RESPONSE, threshold=1000)[0]
+    assert first == compress_text(compressor_at_run(1), "t", RESPONSE, threshold=1000)[0]
 
 
 def test_binary_nul_and_lone_surrogates_never_crash_compression() -> None:
@@ -194,8 +203,8 @@ def test_binary_nul_and_lone_surrogates_never_crash_compression() -> None:
         | st.text(min_size=1)
     )
     def compress(content: str) -> None:
-        text, stats = compressor.compress(
-            "bin\x00\ud800", content * (3000 // len(content) + 1), threshold=1000
+        text, stats = compress_text(
+            compressor, "bin\x00\ud800", content * (3000 // len(content) + 1), threshold=1000
         )
         if stats is not None:
             assert text is not None
@@ -213,8 +222,8 @@ def test_a_50_mb_response_indexes_and_stays_readable_and_searchable() -> None:
     )
     response = block * (50 * 2**20 // len(block) + 1) + "the final needle line\n"
     store = SessionStore()
-    text, stats = ResponseCompressor(store, LabelCounter()).compress(
-        "logs", response, threshold=16384
+    text, stats = compress_text(
+        ResponseCompressor(store, LabelCounter()), "logs", response, threshold=16384
     )
     assert text is not None and stats is not None
     assert stats.original_bytes > 50 * 2**20
@@ -229,8 +238,8 @@ def test_a_large_json_response_malformed_at_its_end_is_indexed_whole_under_the_n
     items = [{"id": n, "text": "words " * 50} for n in range(2000)]
     text = json.dumps(items)[:-1] + ", NaN]"  # read member by member until the NaN
     store = SessionStore()
-    placeholder, stats = ResponseCompressor(store, LabelCounter()).compress(
-        "t", text, threshold=1000
+    placeholder, stats = compress_text(
+        ResponseCompressor(store, LabelCounter()), "t", text, threshold=1000
     )
     assert placeholder is not None and stats is not None
     assert stats.label == "t:2" and store.labels() == ["t:2"] and store.stats == [stats]
@@ -246,14 +255,14 @@ def test_text_that_only_opens_like_json_takes_the_first_run() -> None:
     text = "".join(f"[2024-05-01 10:00:{n % 60:02d}] INFO job {n} done\n" for n in range(9000))
     assert len(text) > STREAM_MIN_CHARS  # long enough to be read member by member
     store = SessionStore()
-    _, stats = ResponseCompressor(store, LabelCounter()).compress("log", text, threshold=1000)
+    _, stats = compress_text(ResponseCompressor(store, LabelCounter()), "log", text, threshold=1000)
     assert stats is not None and stats.label == "log:1" and store.labels() == ["log:1"]
 
 
 def test_a_json_response_pretty_printed_beyond_the_store_bound_passes_through() -> None:
     text = json.dumps([[n, n + 1, n + 2] for n in range(40_000)], separators=(",", ":"))
     store = SessionStore(max_bytes=2 * len(text))  # room for the response, not its lines
-    compressed = ResponseCompressor(store, LabelCounter()).compress("t", text, threshold=1000)
+    compressed = compress_text(ResponseCompressor(store, LabelCounter()), "t", text, threshold=1000)
     assert compressed == (None, None)
     assert store.labels() == [] and store.total_bytes == 0 and store.stats == []
 

@@ -16,6 +16,7 @@ from indexing.engine.labels import LabelCounter
 from indexing.engine.store import DocumentTooLargeError, Reservation, SessionStore
 from indexing.engine.store_feed import ChunkFeed, DocumentAbandoned
 from indexing.engine.store_rows import row_batches
+from tests.engine_helpers import add_text, add_texts
 
 GUIDE = """\
 # Installation
@@ -35,12 +36,12 @@ If migrations fail, check the database permissions.
 @pytest.fixture
 def store() -> SessionStore:
     store = SessionStore()
-    store.add("docs__read:1", GUIDE, tool="docs__read", run=1)
+    add_text(store, "docs__read:1", GUIDE, tool="docs__read", run=1)
     return store
 
 
 def test_add_reports_lines_chunks_bytes_and_time() -> None:
-    stats = SessionStore().add("t:1", GUIDE, tool="t", run=1)
+    stats = add_text(SessionStore(), "t:1", GUIDE, tool="t", run=1)
     assert (stats.label, stats.lines, stats.chunks) == ("t:1", 11, 3)
     assert stats.bytes == len(GUIDE.encode())
     assert stats.seconds >= 0
@@ -62,13 +63,13 @@ def test_search_finds_substrings_of_identifiers(store: SessionStore) -> None:
 
 def test_titles_weigh_more_than_bodies() -> None:
     store = SessionStore()
-    store.add("a:1", "# Notes\n\nconfiguration is mentioned here once.\n", tool="a")
-    store.add("b:1", "# Configuration\n\nNothing else.\n", tool="b")
+    add_text(store, "a:1", "# Notes\n\nconfiguration is mentioned here once.\n", tool="a")
+    add_text(store, "b:1", "# Configuration\n\nNothing else.\n", tool="b")
     assert store.search("configuration")[0].label == "b:1"
 
 
 def test_search_keeps_only_labels_starting_with_the_source(store: SessionStore) -> None:
-    store.add("other__tool:1", "# Installation\n\nOther installer.\n", tool="other__tool")
+    add_text(store, "other__tool:1", "# Installation\n\nOther installer.\n", tool="other__tool")
     assert {hit.label for hit in store.search("installer", source="other__")} == {"other__tool:1"}
     assert store.search("installer", source="nothing") == []
 
@@ -84,13 +85,13 @@ def test_read_lines_returns_numbered_slices(store: SessionStore) -> None:
 
 def test_a_label_is_never_indexed_twice(store: SessionStore) -> None:
     with pytest.raises(ValueError, match="already in use"):
-        store.add("docs__read:1", "again", tool="docs__read")
+        add_text(store, "docs__read:1", "again", tool="docs__read")
 
 
 def test_oldest_documents_are_evicted_to_stay_within_the_bound() -> None:
     store = SessionStore(max_bytes=10_000)
     for run in range(1, 4):
-        store.add(f"t:{run}", f"document {run}\n" + "filler words\n" * 300, tool="t", run=run)
+        add_text(store, f"t:{run}", f"document {run}\n" + "filler words\n" * 300, tool="t", run=run)
     assert store.labels() == ["t:3", "t:2"][::-1]
     assert store.total_bytes <= 10_000
     assert store.evicted_labels() == ["t:1"]
@@ -98,12 +99,14 @@ def test_oldest_documents_are_evicted_to_stay_within_the_bound() -> None:
 
 def test_responses_are_evicted_before_the_catalog() -> None:
     store = SessionStore(max_bytes=12_000)
-    store.add_many([(f"mcp/s/tool{n}", f"tool {n} does things\n" * 40) for n in range(4)], tool="c")
+    add_texts(
+        store, [(f"mcp/s/tool{n}", f"tool {n} does things\n" * 40) for n in range(4)], tool="c"
+    )
     for run in range(1, 4):
-        store.add(f"t:{run}", f"response {run}\n" + "filler words\n" * 300, tool="t", run=run)
+        add_text(store, f"t:{run}", f"response {run}\n" + "filler words\n" * 300, tool="t", run=run)
     assert store.evicted_labels() == ["t:1"]  # the oldest response, not the older catalog
     assert store.labels(prefix="mcp/") == [f"mcp/s/tool{n}" for n in range(4)]
-    store.add("t:4", "filler words\n" * 700, tool="t", run=4)  # needs some catalog room too
+    add_text(store, "t:4", "filler words\n" * 700, tool="t", run=4)  # needs some catalog room too
     assert store.evicted_labels() == ["t:1", "t:2", "t:3", "mcp/s/tool0"]
     assert store.labels() == ["mcp/s/tool1", "mcp/s/tool2", "mcp/s/tool3", "t:4"]
     with pytest.raises(LabelEvictedError, match='"mcp/s/tool0" was evicted'):
@@ -113,14 +116,14 @@ def test_responses_are_evicted_before_the_catalog() -> None:
 def test_adding_no_documents_adds_nothing(store: SessionStore) -> None:
     labels = store.labels()
     assert store.add_documents([], tool="catalog") == []
-    assert store.add_many([], tool="catalog") == []
+    assert add_texts(store, [], tool="catalog") == []
     assert store.labels() == labels
 
 
 def test_reading_an_evicted_label_says_it_was_evicted() -> None:
     store = SessionStore(max_bytes=5_000)
-    store.add("t:1", "old\n" * 1000, tool="t")
-    store.add("t:2", "new\n" * 1000, tool="t")
+    add_text(store, "t:1", "old\n" * 1000, tool="t")
+    add_text(store, "t:2", "new\n" * 1000, tool="t")
     with pytest.raises(LabelEvictedError, match='"t:1" was evicted'):
         store.document("t:1")
     assert store.search("old") == []
@@ -134,13 +137,13 @@ def test_an_unknown_label_error_names_the_closest_labels(store: SessionStore) ->
 def test_a_document_larger_than_the_whole_bound_is_refused() -> None:
     store = SessionStore(max_bytes=100)
     with pytest.raises(DocumentTooLargeError):
-        store.add("t:1", "x" * 200, tool="t")
+        add_text(store, "t:1", "x" * 200, tool="t")
     assert store.labels() == []
 
 
 def test_documents_above_the_trigram_bound_are_still_searchable_by_word() -> None:
     store = SessionStore(trigram_max_bytes=10)
-    store.add("t:1", "alpha beta gamma\n" * 10, tool="t")
+    add_text(store, "t:1", "alpha beta gamma\n" * 10, tool="t")
     assert store.search("beta")[0].label == "t:1"
 
 
@@ -187,7 +190,7 @@ hostile_text = st.text() | st.sampled_from(
 
 def test_hostile_queries_and_sources_never_fail_nor_damage_the_store() -> None:
     store = SessionStore()
-    store.add("docs__read:1", GUIDE, tool="docs__read", run=1)
+    add_text(store, "docs__read:1", GUIDE, tool="docs__read", run=1)
 
     @settings(max_examples=300, deadline=None)
     @given(query=hostile_text, source=st.none() | hostile_text, limit=st.integers(-5, 50))
@@ -205,11 +208,11 @@ def test_binary_and_broken_unicode_content_is_indexed_and_readable() -> None:
     @given(st.binary().map(lambda data: data.decode("utf-8", "surrogateescape")) | st.text())
     def index_anything(content: str) -> None:
         label = f"bin:{len(store.labels()) + len(store.evicted_labels()) + 1}"
-        stats = store.add(label, content + "\x00\ud800 marker", tool="bin")
+        stats = add_text(store, label, content + "\x00\ud800 marker", tool="bin")
         store.read_lines(label, 1, stats.lines, max_chars=100_000)
 
     index_anything()
-    store.add("docs__read:1", GUIDE, tool="docs__read", run=1)
+    add_text(store, "docs__read:1", GUIDE, tool="docs__read", run=1)
     assert store.search("permissions")[0].title == "Troubleshooting"
 
 
@@ -243,7 +246,9 @@ def test_read_lines_matches_the_stored_lines_for_any_page_layout(
     lines: list[str], first: int, span: int, skip: int, max_chars: int
 ) -> None:
     store = SessionStore()
-    store.add("t:1", "".join(line + "\n" for line in lines), tool="t", format=DocumentFormat.TEXT)
+    add_text(
+        store, "t:1", "".join(line + "\n" for line in lines), tool="t", format=DocumentFormat.TEXT
+    )
     got = store.read_lines("t:1", first, first + span, skip_chars=skip, max_chars=max_chars)
     expected = _reference_slices(lines, first, first + span, skip, max_chars)
     assert [(s.number, s.length, s.first_char, s.text) for s in got] == expected
@@ -252,7 +257,7 @@ def test_read_lines_matches_the_stored_lines_for_any_page_layout(
 def test_hits_carry_the_chunk_bodies_the_chunker_made() -> None:
     text = "# A\n\nalpha words here\n\n# B\n\n" + "x" * 5000 + " bravo\n"
     store = SessionStore()
-    store.add("t:1", text, tool="t")
+    add_text(store, "t:1", text, tool="t")
     document = chunk_document(text)
     bodies = {document.body(chunk) for chunk in document.chunks}
     for query in ("alpha", "bravo", "XXXXX"):  # upper case: a substring query
@@ -262,11 +267,11 @@ def test_hits_carry_the_chunk_bodies_the_chunker_made() -> None:
 
 def test_evicted_documents_leave_no_search_rows_behind() -> None:
     store = SessionStore(max_bytes=20_000)
-    store.add("t:1", "# Old\n\nzebraword quokkaId\n" + "filler text\n" * 1000, tool="t")
-    store.add("t:2", "# New\n\nnothing special\n" + "other text\n" * 1500, tool="t")
+    add_text(store, "t:1", "# Old\n\nzebraword quokkaId\n" + "filler text\n" * 1000, tool="t")
+    add_text(store, "t:2", "# New\n\nnothing special\n" + "other text\n" * 1500, tool="t")
     assert store.evicted_labels() == ["t:1"]
     assert store.search("zebraword quokkaId") == []
-    store.add("t:3", "# Newer\n\nzebraword again\n", tool="t")
+    add_text(store, "t:3", "# Newer\n\nzebraword again\n", tool="t")
     assert [hit.label for hit in store.search("zebraword")] == ["t:3"]
 
 
@@ -275,8 +280,8 @@ def test_eviction_forgets_every_term_the_document_put_in_the_index() -> None:
     # wide characters and a long line served in parts must be given back byte for byte.
     store = SessionStore(max_bytes=40_000)
     old = "# Café 😀\n\nzebraword quokkaId\n" + "ü" * 4_500 + "\n" + "filler text\n" * 1_000
-    store.add("t:1", old, tool="t")
-    store.add("t:2", "plain words only\n" * 2_000, tool="t")
+    add_text(store, "t:1", old, tool="t")
+    add_text(store, "t:2", "plain words only\n" * 2_000, tool="t")
     assert store.evicted_labels() == ["t:1"]
     db = store._connection  # the index itself: what a search could still match
     db.execute("CREATE VIRTUAL TABLE temp.words USING fts5vocab(main, chunk_words, row)")
@@ -307,7 +312,7 @@ def test_eviction_forgets_every_term_the_document_put_in_the_index() -> None:
 def test_a_source_between_other_documents_keeps_only_its_chunks() -> None:
     store = SessionStore()
     for name in ("a__x:1", "b__y:1", "a__x:2", "c__z:1"):
-        store.add(name, f"# {name}\n\ncommon words\n\n# More\n\ncommon again\n", tool="t")
+        add_text(store, name, f"# {name}\n\ncommon words\n\n# More\n\ncommon again\n", tool="t")
     assert {hit.label for hit in store.search("common", source="a__", limit=20)} == {
         "a__x:1",
         "a__x:2",
@@ -320,7 +325,7 @@ def test_a_source_scattered_over_many_documents_is_filtered_exactly() -> None:
     store = SessionStore()
     for run in range(1, 81):
         tool = "even" if run % 2 == 0 else "odd"
-        store.add(f"{tool}:{run}", f"# Doc {run}\n\nshared term {tool}\n", tool=tool)
+        add_text(store, f"{tool}:{run}", f"# Doc {run}\n\nshared term {tool}\n", tool=tool)
     hits = store.search("shared term", source="even:", limit=20)
     assert len(hits) == 20 and all(hit.label.startswith("even:") for hit in hits)
     assert store.search("odd", source="even:") == []
@@ -328,7 +333,8 @@ def test_a_source_scattered_over_many_documents_is_filtered_exactly() -> None:
 
 def test_a_document_added_without_trigrams_is_still_found_by_its_words():
     store = SessionStore()
-    store.add(
+    add_text(
+        store,
         "mcp/git/tool/git_log",
         "# git__git_log\n\nShow the commit logs.\n",
         tool="catalog",
@@ -340,12 +346,17 @@ def test_a_document_added_without_trigrams_is_still_found_by_its_words():
 
 def test_a_copy_answers_like_the_original_and_then_goes_its_own_way():
     original = SessionStore()
-    original.add(
-        "mcp/git/tool/git_log", "# git__git_log\n\nShow the commit logs.\n", tool="catalog"
+    add_text(
+        original,
+        "mcp/git/tool/git_log",
+        "# git__git_log\n\nShow the commit logs.\n",
+        tool="catalog",
     )
     twin = original.copy()
     assert [h.label for h in twin.search("commit logs")] == ["mcp/git/tool/git_log"]
-    twin.add("files__read:1", "# Notes\n\nThe commit was reverted.\n", tool="files__read", run=1)
+    add_text(
+        twin, "files__read:1", "# Notes\n\nThe commit was reverted.\n", tool="files__read", run=1
+    )
     assert "files__read:1" in twin.labels()
     assert "files__read:1" not in original.labels()
     assert [h.label for h in original.search("reverted")] == []
@@ -357,7 +368,7 @@ def test_add_many_indexes_every_document_in_one_go():
     documents = [
         (f"mcp/s/tool/t{n}", f"# s__t{n}\n\nTool number {n} lists widgets.\n") for n in range(50)
     ]
-    stats = store.add_many(documents, tool="catalog", format=DocumentFormat.MARKDOWN)
+    stats = add_texts(store, documents, tool="catalog", format=DocumentFormat.MARKDOWN)
     assert [s.label for s in stats] == [label for label, _ in documents]
     assert len(store.labels("mcp/")) == 50
     assert {hit.label for hit in store.search("widgets", limit=20)} <= set(store.labels())
@@ -368,19 +379,19 @@ def test_add_many_keeps_nothing_of_a_batch_that_fails(store):
     before = (store.labels(), store.total_bytes, store.search("installer"))
     batch = [("fresh:1", "# Fresh\n\nquokka facts\n"), ("docs__read:1", "# Clash\n\nquokka\n")]
     with pytest.raises(ValueError, match="already in use"):
-        store.add_many(batch, tool="t")
+        add_texts(store, batch, tool="t")
     assert (store.labels(), store.total_bytes, store.search("installer")) == before
     assert store.search("quokka") == []
-    store.add("fresh:1", "# Fresh\n\nquokka facts\n", tool="t")  # the label was never taken
+    add_text(store, "fresh:1", "# Fresh\n\nquokka facts\n", tool="t")  # the label was never taken
     assert [hit.label for hit in store.search("quokka")] == ["fresh:1"]
 
 
 def test_add_many_refuses_a_label_given_twice_and_a_batch_over_the_bound():
     store = SessionStore(max_bytes=1000)
     with pytest.raises(ValueError, match="given twice"):
-        store.add_many([("a:1", "one\n"), ("a:1", "two\n")], tool="a")
+        add_texts(store, [("a:1", "one\n"), ("a:1", "two\n")], tool="a")
     with pytest.raises(DocumentTooLargeError):
-        store.add_many([("a:1", "x" * 600), ("a:2", "y" * 600)], tool="a")
+        add_texts(store, [("a:1", "x" * 600), ("a:2", "y" * 600)], tool="a")
     assert store.labels() == [] and store.total_bytes == 0
 
 
@@ -498,7 +509,7 @@ def test_a_document_written_larger_than_expected_still_leaves_the_store_within_i
     chunking = start_chunking(text)
     assert not chunking.lines.complete  # read member by member: the size is not known yet
     store = SessionStore(max_bytes=len(text) + 50_000)
-    old = store.add("old:1", "# Old\n\n" + "older words\n" * 4000, tool="old")
+    old = add_text(store, "old:1", "# Old\n\n" + "older words\n" * 4000, tool="old")
     assert len(text) + old.bytes <= store.max_bytes  # room for what is expected
     feed = ChunkFeed(chunking.lines, expected_bytes=len(text))
     reservation = store.reserve("t:1", chunking.format, feed, tool="t", run=1)
@@ -520,7 +531,7 @@ def test_a_document_written_beyond_the_whole_bound_is_not_kept() -> None:
     text = json.dumps([[n, n + 1, n + 2] for n in range(40_000)], separators=(",", ":"))
     chunking = start_chunking(text)
     store = SessionStore(max_bytes=2 * len(text))
-    store.add("old:1", "# Old\n\nolder words\n", tool="old")
+    add_text(store, "old:1", "# Old\n\nolder words\n", tool="old")
     feed = ChunkFeed(chunking.lines, expected_bytes=len(text))
     reservation = store.reserve("t:1", chunking.format, feed, tool="t", run=1)
     failures: list[BaseException] = []

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from indexing.engine.store import SessionStore
 from indexing.engine.store_ranking import Ranking
+from tests.engine_helpers import add_text, add_texts
 
 SHARE = {"alpha": 0.7, "bravo": 0.4, "charlie": 0.25, "delta": 0.1, "echo": 0.04, "foxtrot": 0.015}
 """The share of sections holding each word (some also in their heading)."""
@@ -35,7 +36,7 @@ def stores() -> Iterator[tuple[SessionStore, SessionStore]]:
     store = SessionStore()
     for number in range(30):
         text = "\n".join(_section(rnd) for _ in range(12))
-        store.add(f"t:{number}", text, tool="t")
+        add_text(store, f"t:{number}", text, tool="t")
     plain = store.copy()
     plain._ranking.ranked_by_rare = lambda *_: None
     yield store, plain
@@ -91,7 +92,7 @@ def _one_chunk_each(sections: list[str]) -> SessionStore:
     """A store holding each section as a document of its own (no chunker merges them)."""
     store = SessionStore()
     documents = [(f"t:{number}", section) for number, section in enumerate(sections)]
-    store.add_many(documents, tool="t", trigrams=False)
+    add_texts(store, documents, tool="t", trigrams=False)
     return store
 
 
@@ -122,9 +123,9 @@ def test_chunks_holding_only_common_words_still_rank_when_they_score_higher(
 def test_the_row_count_behind_the_ceiling_is_the_one_fts5_uses() -> None:
     """The ceiling takes FTS5's idf: one row per chunk of each live document a table indexes."""
     store = SessionStore(max_bytes=12_000)
-    store.add("a:1", "# A\n\nhello world\n" * 600, tool="t")
-    store.add("b:1", "# B\n\nhello there\n" * 300, tool="t", trigrams=False)
-    store.add("c:1", "# C\n\nbye\n" * 200, tool="t")
+    add_text(store, "a:1", "# A\n\nhello world\n" * 600, tool="t")
+    add_text(store, "b:1", "# B\n\nhello there\n" * 300, tool="t", trigrams=False)
+    add_text(store, "c:1", "# C\n\nbye\n" * 200, tool="t")
     assert store.evicted_labels() == ["a:1"]
     for table in ("chunk_words", "chunk_trigrams"):
         (rows,) = store._connection.execute(f"SELECT count(*) FROM {table}").fetchone()

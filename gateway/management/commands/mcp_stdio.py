@@ -6,6 +6,7 @@ import anyio
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from gateway.stdio_bridge import serve_stdio
+from indexing.engine.compressor import tune_thread_switching
 
 
 class Command(BaseCommand):
@@ -21,5 +22,6 @@ class Command(BaseCommand):
         token = options["token"]
         if not token:
             raise CommandError("give the client's token with --token or LOCALROUTER_TOKEN")
+        tune_thread_switching()  # serving: as localrouter/asgi.py does for daphne
         if not anyio.run(serve_stdio, token):
             raise CommandError("invalid or revoked token")

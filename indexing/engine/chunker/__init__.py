@@ -32,7 +32,6 @@ __all__ = [
     "ParsedDocument",
     "Chunking",
     "chunk_document",
-    "detect_format",
     "start_chunking",
 ]
 
@@ -98,8 +97,3 @@ def chunk_document(text: str, format: DocumentFormat | None = None) -> ParsedDoc
         chunking = start_chunking(text, format, whole_json=True)
         chunks = ChunkList(chunking.chunks)
     return ParsedDocument(chunking.format, chunking.lines, chunks, chunking.outline, chunking.raw)
-
-
-def detect_format(text: str) -> DocumentFormat:
-    """The format `chunk_document` finds in `text`: JSON, Markdown, code or plain text."""
-    return start_chunking(text, whole_json=True).format

@@ -20,6 +20,7 @@ from django.utils import timezone
 from clients.models import Client
 from clients.services import client_create
 from indexing.models import IndexedLabel, SessionRecord
+from localrouter.tool_names import TOOL_NAME_SEPARATOR
 
 DEMO_PREFIX = "demo-"
 SOFTWARE = [
@@ -73,7 +74,7 @@ def _session(rng: random.Random, client: Client, started: datetime) -> tuple[dic
             errors += 1
             size = 300
         sent = size
-        if size > THRESHOLD and "__" in tool.name:
+        if size > THRESHOLD and TOOL_NAME_SEPARATOR in tool.name:
             runs[tool.name] = runs.get(tool.name, 0) + 1
             sent = rng.randint(1_800, 5_500)
             lines = max(1, size // rng.randint(30, 70))
