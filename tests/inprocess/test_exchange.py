@@ -203,5 +203,5 @@ async def test_a_2026_client_calls_tools_without_a_session(echo_token):
         added = await client.call_tool("echo__add", {"a": 20, "b": 22})
     assert "echo__add" in {tool.name for tool in listed.tools}
     assert added.content[0].text == "42"
-    [key] = running_gateway().sessions
-    assert key.startswith("client-")
+    [session] = running_gateway().sessions.live()
+    assert session.key.startswith("client-")

@@ -66,7 +66,7 @@ async def test_a_session_opened_on_one_worker_is_served_by_the_other(workers, ec
     assert added.headers["content-type"] == "application/json"
     assert added.json()["result"]["content"][0]["text"] == "5"
     assert not second.gateway.host.owns(session["Mcp-Session-Id"])
-    assert not second.gateway.sessions
+    assert not second.gateway.sessions.live()
 
 
 async def test_a_streamed_answer_is_relayed_event_by_event(workers, echo_token):
@@ -87,7 +87,7 @@ async def test_delete_through_the_other_worker_ends_the_session_at_its_owner(wor
     assert deleted.status == 200
     gone = await post(echo_token, LISTING, app=first.app, **session)
     assert gone.status == 404
-    assert not first.gateway.sessions
+    assert not first.gateway.sessions.live()
 
 
 async def test_a_silent_owner_is_treated_as_gone(workers, monkeypatch, caplog):
@@ -134,6 +134,6 @@ async def test_a_2026_client_is_served_by_the_worker_that_holds_its_index(worker
         page = await client.call_tool("IndexRead", {"label": label, "limit": 1})
     assert not page.is_error, page.content[0].text
     assert page.content[0].text.startswith("1-1: xxxx")
-    [key] = first.gateway.sessions
-    assert key.startswith("client-")
-    assert not second.gateway.sessions
+    [session] = first.gateway.sessions.live()
+    assert session.key.startswith("client-")
+    assert not second.gateway.sessions.live()
