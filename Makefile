@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+# Test files run in parallel, one worker per core (pytest-xdist); most tests wait on daphne and
+# upstream processes, not on the CPU. PYTEST_WORKERS=0 runs them in this one process.
+PYTEST_WORKERS ?= auto
 MODEL_DIR := var/models/all-MiniLM-L6-v2
 # PyPI upstream servers the tests run that need another `mcp` SDK than LocalRouter's: one venv
 # each under var/upstream-venvs/, pinned in tests/fixtures/upstream_venvs/NAME.txt.
@@ -19,16 +22,17 @@ UPSTREAM_VENVS := $(patsubst tests/fixtures/upstream_venvs/%.txt,var/upstream-ve
 # written, the writer's batches) are mapped, not carved from the heap, where the writer's
 # allocations would pin them and each growth leave a copy behind (records 1 MiB: peak RSS
 # 3.4-3.8x without, 2.7-2.8x with; glibc otherwise raises the threshold as it goes).
+# `manage.py serve` runs daphne, or uvicorn with LOCALROUTER_SERVER=uvicorn (docs/deploy.md).
 # Serving needs Python only; Node.js and npm are for the tests' upstream servers.
 serve: setup migrate $(MODEL_DIR)/model.safetensors
 	@$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
 	@echo "LocalRouter: serving; admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
-	MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 $(BIN)/daphne -b $(HOST) -p $(PORT) localrouter.asgi:application
+	MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 $(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
 
 test: setup node_modules/.installed $(UPSTREAM_VENVS) $(MODEL_DIR)/model.safetensors
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest --numprocesses $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/ruff check .

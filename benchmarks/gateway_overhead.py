@@ -8,19 +8,24 @@ Every target serves the same upstream, the SDK fixture `tests/fixtures/servers/e
 
 * direct (HTTP):  the fixture itself with `--http` on a free 127.0.0.1 port;
 * direct (stdio): the fixture as a child process of the benchmark (latency only);
-* LocalRouter:    daphne on a free 127.0.0.1 port, fresh data dir, one stdio upstream `echo`;
+* LocalRouter:    one worker under each HTTP server (`--servers`, default daphne and uvicorn),
+                  fresh data dir, one stdio upstream `echo`; reached in both protocol eras
+                  (`--modes`: legacy, the initialize handshake, and 2026-07-28, stateless);
+* two workers:    the same under `--workers-server` (uvicorn) with `REDIS_URL`, behind a
+                  per-request round-robin balancer (`benchmarks/_balancer.py`) that counts
+                  the requests reaching another worker than the session's owner;
 * baseline:       with `--baseline REF`, LocalRouter as of git REF (exported with
                   `git archive` into the temp dir) next to the current code, for before/after;
-* mcp-proxy:      PyPI `mcp-proxy` 0.13 (SDK v1, in its own venv under /tmp) serving the
-                  stdio fixture over Streamable HTTP on 127.0.0.1.
+* mcp-proxy:      PyPI `mcp-proxy` 0.13 (SDK v1, in its own venv, var/mcp-proxy-venv, made on
+                  first use) serving the stdio fixture over Streamable HTTP on 127.0.0.1.
 
 All targets run at once and are measured in interleaved rounds, so load from elsewhere on the
 machine hits them alike. For each: median and p99 of N sequential calls on one session (after a
 warm-up), and calls/s with S concurrent sessions (each its own `mcp.Client`, each doing K calls;
 total wall time; best of `--repeat` runs, since other load on the machine only ever lowers it).
-The client is the SDK v2 `mcp.Client` in `legacy` (initialize handshake) mode, in this process.
-CPU per call is the user+system CPU time of the server process alone (not its upstream child)
-over the sequential calls, divided by their number.
+The client is the SDK v2 `mcp.Client`, in this process.
+CPU per call is the user+system CPU time of the server process(es) alone (not the upstream
+child) over the sequential calls, divided by their number.
 
 The markdown table goes to stdout and into docs/benchmarks.md between the
 `<!-- gateway_overhead:start -->` / `<!-- gateway_overhead:end -->` markers (`--no-docs` skips).
@@ -50,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import redis
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -64,9 +70,12 @@ FIXTURE = str(ROOT / "tests" / "fixtures" / "servers" / "echo_server.py")
 DOCS = ROOT / "docs" / "benchmarks.md"
 SECTION = "gateway_overhead"
 MCP_PROXY_SPEC = "mcp-proxy==0.13.*"
-MCP_PROXY_VENV = Path(tempfile.gettempdir()) / "localrouter-bench-mcp-proxy"
+MCP_PROXY_VENV = ROOT / "var" / "mcp-proxy-venv"  # created on first use
 TEXT = "hello, gateway"
 TARGET_ADDED_MS = 3.0
+LEGACY, MODERN = "legacy", "2026-07-28"  # the SDK client's modes: handshake era, stateless era
+SERVERS = ("daphne", "uvicorn")
+BALANCER = ROOT / "benchmarks" / "_balancer.py"
 LOAD_AT_START = os.getloadavg()[0]
 
 ClientFactory = Callable[[], contextlib.AbstractAsyncContextManager[Client]]
@@ -202,13 +211,15 @@ def run(
 # --------------------------------------------------------------------------- clients
 
 
-def http_client_factory(url: str, headers: dict[str, str] | None = None) -> ClientFactory:
+def http_client_factory(
+    url: str, headers: dict[str, str] | None = None, mode: str = LEGACY
+) -> ClientFactory:
     @contextlib.asynccontextmanager
     async def factory() -> AsyncIterator[Client]:
         timeout = httpx2.Timeout(30.0, read=300.0)
         async with httpx2.AsyncClient(headers=headers or {}, timeout=timeout) as http:
             transport = streamable_http_client(url, http_client=http)
-            async with Client(transport, mode="legacy") as client:
+            async with Client(transport, mode=mode) as client:
                 yield client
 
     return factory
@@ -244,6 +255,7 @@ class Row:
     calls_per_s: float | None = None
     cpu_ms: float | None = None
     note: str = ""
+    tallies: dict[str, dict] | None = None  # the balancer's, by phase (two workers only)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -304,7 +316,23 @@ class Target:
     factory: ClientFactory
     throughput: bool = True
     note: str = ""
-    pid: int | None = None  # the server process, for its CPU time per call
+    pids: tuple[int, ...] = ()  # the server process(es), for their CPU time per call
+    balancer: str | None = None  # the round-robin balancer's URL, for its tally
+
+
+def cpu_of(pids: tuple[int, ...]) -> float:
+    return sum(cpu_seconds(pid) for pid in pids)
+
+
+async def balancer_tally(url: str | None, *, restart: bool) -> dict | None:
+    """The balancer's tally so far; with `restart`, a fresh one begins counting."""
+    if url is None:
+        return None
+    async with httpx2.AsyncClient() as http:
+        tally = (await http.get(f"{url}/balancer/tally")).json()
+        if restart:
+            await http.post(f"{url}/balancer/reset?recording=1")
+    return tally
 
 
 async def measure_all(targets: list[Target], options: argparse.Namespace) -> list[Row]:
@@ -316,6 +344,7 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
     """
     samples: dict[str, list[float]] = {t.key: [] for t in targets}
     cpu: dict[str, float] = {t.key: 0.0 for t in targets}
+    tallies: dict[str, dict[str, dict]] = {t.key: {} for t in targets}
     per_round = max(1, options.calls // options.rounds)
     async with contextlib.AsyncExitStack() as stack:
         clients = {}
@@ -323,6 +352,7 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
             clients[t.key] = await stack.enter_async_context(t.factory())
             for _ in range(options.warmup):
                 await echo(clients[t.key], t.tool)
+            await balancer_tally(t.balancer, restart=True)
         print(
             f"  latency: {options.rounds} rounds x {per_round} sequential calls per target",
             file=sys.stderr,
@@ -331,13 +361,15 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
         for _ in range(options.rounds):
             for t in targets:
                 client, series = clients[t.key], samples[t.key]
-                cpu_before = cpu_seconds(t.pid) if t.pid else 0.0
+                cpu_before = cpu_of(t.pids)
                 for _ in range(per_round):
                     start = time.perf_counter()
                     await echo(client, t.tool)
                     series.append((time.perf_counter() - start) * 1000)
-                if t.pid:
-                    cpu[t.key] += cpu_seconds(t.pid) - cpu_before
+                cpu[t.key] += cpu_of(t.pids) - cpu_before
+    for t in targets:
+        if t.balancer:
+            tallies[t.key]["latency"] = await balancer_tally(t.balancer, restart=True)
     runs: dict[str, list[float]] = {t.key: [] for t in targets if t.throughput}
     for i in range(options.repeat):
         print(
@@ -350,6 +382,9 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
             if t.throughput:
                 rate = await concurrent(t.factory, t.tool, options.sessions, options.per_session)
                 runs[t.key].append(rate)
+    for t in targets:
+        if t.balancer:
+            tallies[t.key]["throughput"] = await balancer_tally(t.balancer, restart=False)
     rows = []
     for t in targets:
         series = samples[t.key]
@@ -361,8 +396,9 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
             statistics.fmean(series),
             note=t.note,
         )
-        if t.pid:
+        if t.pids:
             row.cpu_ms = cpu[t.key] * 1000 / len(series)
+        row.tallies = tallies[t.key] or None
         if t.throughput:
             row.calls_per_s = max(runs[t.key])
             rates = ", ".join(f"{r:.0f}" for r in runs[t.key])
@@ -384,7 +420,7 @@ async def start_direct(procs: Processes, options: argparse.Namespace) -> list[Ta
             "direct, Streamable HTTP",
             "echo",
             http_client_factory(f"http://127.0.0.1:{port}/mcp"),
-            pid=process.pid,
+            pids=(process.pid,),
         )
     ]
     if not options.skip_stdio:
@@ -402,6 +438,7 @@ async def start_direct(procs: Processes, options: argparse.Namespace) -> list[Ta
 
 
 def localrouter_env(data_dir: Path) -> dict[str, str]:
+    """A LocalRouter process's environment: this data dir, SQLite, no Redis, no .env leaks."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCALROUTER_")}
     env.update(
         LOCALROUTER_DATA_DIR=str(data_dir),
@@ -410,41 +447,121 @@ def localrouter_env(data_dir: Path) -> dict[str, str]:
         DEBUG="false",
         DJANGO_SETTINGS_MODULE="localrouter.settings",
         PYTHONUNBUFFERED="1",
+        # Steady-state calls are measured: every session's catalog has the upstream, even
+        # when a loaded machine starts it slowly.
+        LOCALROUTER_UPSTREAM_START_BUDGET="60",
     )
     return env
+
+
+def prepare_localrouter(workdir: Path, key: str, source: Path, **env: str) -> tuple[dict, str]:
+    """A fresh data dir for `key` with the `echo` upstream and one client: (env, its token)."""
+    environment = {**localrouter_env(workdir / f"{key}-data"), **env}
+    manage = [PYTHON, "manage.py"]
+    run([*manage, "migrate", "--no-input"], environment, cwd=source)
+    servers = workdir / "mcp_servers.json"
+    servers.write_text(json.dumps({"mcpServers": {"echo": {"command": PYTHON, "args": [FIXTURE]}}}))
+    run([*manage, "import_mcp_servers", str(servers)], environment, cwd=source)
+    created = run([*manage, "create_client", "bench"], environment, cwd=source)
+    return environment, created.strip().splitlines()[-1].strip()
+
+
+def launch_localrouter(
+    procs: Processes,
+    name: str,
+    server: str,
+    env: dict,
+    options: argparse.Namespace,
+    source: Path = ROOT,
+) -> tuple[subprocess.Popen, int]:
+    """One LocalRouter worker under `server` (daphne or uvicorn) on a free port."""
+    port = free_port()
+    if server == "uvicorn":  # `manage.py serve` runs uvicorn in its own process
+        args = [PYTHON, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+        env = {**env, "LOCALROUTER_SERVER": "uvicorn"}
+    else:
+        args = [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port)]
+        if options.daphne_access_log:
+            args += ["--access-log", str(procs.logdir / f"{name}-access.log")]
+        args.append("localrouter.asgi:application")
+    if options.profile:  # cProfile writes NAME.prof as the worker exits (SIGTERM)
+        profile = Path(options.profile).resolve() / f"{name}.prof"
+        script = args[0] if server == "daphne" else "manage.py"
+        args = [
+            PYTHON,
+            "-m",
+            "cProfile",
+            "-o",
+            str(profile),
+            script,
+            *args[1 if server == "daphne" else 2 :],
+        ]
+    process, log = procs.start(name, args, env, cwd=source)
+    wait_for_port(port, process, log)
+    return process, port
+
+
+def localrouter_targets(
+    key: str, label: str, url: str, token: str, pids: tuple[int, ...], modes: list[str], **extra
+) -> list[Target]:
+    """One target per protocol era, all reaching the same LocalRouter."""
+    return [
+        Target(
+            f"{key}-{mode}",
+            f"LocalRouter{label}, {mode}",
+            "echo__echo",
+            http_client_factory(url, {"Authorization": f"Bearer {token}"}, mode),
+            pids=pids,
+            **extra,
+        )
+        for mode in modes
+    ]
 
 
 async def start_localrouter(
     procs: Processes,
     workdir: Path,
     options: argparse.Namespace,
+    server: str,
     *,
     source: Path = ROOT,
-    key: str = "localrouter",
+    key: str = "",
     label: str = "",
-) -> Target:
-    """LocalRouter under daphne, running the code in `source` (this checkout by default)."""
-    env = localrouter_env(workdir / f"{key}-data")
-    manage = [PYTHON, "manage.py"]
-    run([*manage, "migrate", "--no-input"], env, cwd=source)
-    servers = workdir / "mcp_servers.json"
-    servers.write_text(json.dumps({"mcpServers": {"echo": {"command": PYTHON, "args": [FIXTURE]}}}))
-    run([*manage, "import_mcp_servers", str(servers)], env, cwd=source)
-    created = run([*manage, "create_client", "bench"], env, cwd=source)
-    token = created.strip().splitlines()[-1].strip()
-    port = free_port()
-    daphne = [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port)]
-    if options.daphne_access_log:
-        daphne += ["--access-log", str(workdir / f"{key}-access.log")]
-    process, log = procs.start(key, [*daphne, "localrouter.asgi:application"], env, cwd=source)
-    wait_for_port(port, process, log)
-    return Target(
-        key,
-        f"LocalRouter{label} (daphne, stdio upstream)",
-        "echo__echo",
-        http_client_factory(f"http://127.0.0.1:{port}/mcp", {"Authorization": f"Bearer {token}"}),
-        pid=process.pid,
-    )
+    modes: list[str] | None = None,
+) -> list[Target]:
+    """LocalRouter under `server`, running the code in `source` (this checkout by default)."""
+    key = key or f"localrouter-{server}"
+    env, token = prepare_localrouter(workdir, key, source)
+    process, port = launch_localrouter(procs, key, server, env, options, source)
+    url = f"http://127.0.0.1:{port}/mcp"
+    label = f"{label} ({server}, stdio upstream)"
+    return localrouter_targets(key, label, url, token, (process.pid,), modes or options.modes)
+
+
+async def start_two_workers(
+    procs: Processes, workdir: Path, options: argparse.Namespace
+) -> list[Target]:
+    """Two LocalRouter workers sharing a database and Redis, behind the round-robin balancer
+    (`benchmarks/_balancer.py`, its own process)."""
+    key, server = "two-workers", options.workers_server
+    # Owners of sessions and clients are kept in Redis; a previous run's would point at
+    # workers long gone (the client ids of a fresh database are the same every run).
+    redis.Redis.from_url(options.redis_url).flushdb()
+    env, token = prepare_localrouter(workdir, key, ROOT, REDIS_URL=options.redis_url)
+    workers = [launch_localrouter(procs, f"{key}-{i}", server, env, options) for i in range(2)]
+    label = f", 2 {server} workers + Redis behind round robin"
+    pids = tuple(process.pid for process, _ in workers)
+    targets = []
+    for mode in options.modes:  # a balancer each, so that each era has its own tally
+        port = free_port()
+        args = [PYTHON, str(BALANCER), "--port", str(port), *(str(p) for _, p in workers)]
+        balancer, log = procs.start(f"balancer-{mode}", args)
+        wait_for_port(port, balancer, log)
+        base = f"http://127.0.0.1:{port}"
+        targets += localrouter_targets(
+            key, label, f"{base}/mcp", token, pids, [mode], balancer=base
+        )
+    return targets
 
 
 def export_baseline(ref: str, workdir: Path) -> tuple[Path, str]:
@@ -487,7 +604,7 @@ async def start_mcp_proxy(procs: Processes, options: argparse.Namespace) -> Targ
         "echo",
         http_client_factory(f"http://127.0.0.1:{port}/mcp"),
         note=f"mcp-proxy {version} (SDK v1, answers POSTs with JSON)",
-        pid=process.pid,
+        pids=(process.pid,),
     )
 
 
@@ -499,12 +616,14 @@ def fmt(value: float | None, digits: int = 2) -> str:
 
 
 def table(rows: list[Row]) -> str:
+    proxy = next((r for r in rows if r.key == "mcp-proxy"), None)
     columns = [
         "Path",
         "median ms",
         "p99 ms",
         "mean ms",
         "calls/s (concurrent)",
+        "x mcp-proxy",
         "server CPU ms/call",
         "note",
     ]
@@ -515,38 +634,85 @@ def table(rows: list[Row]) -> str:
             fmt(r.p99_ms),
             fmt(r.mean_ms),
             fmt(r.calls_per_s, 0),
+            fmt(ratio(r.calls_per_s, proxy.calls_per_s if proxy else None)),
             fmt(r.cpu_ms),
             r.note,
         ]
         for r in rows
     ]
-    return _docs.markdown_table(columns, cells, "lrrrrrl")
+    return _docs.markdown_table(columns, cells, "lrrrrrrl")
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a and b else None
+
+
+def one_worker_lines(by: dict[str, Row]) -> list[str]:
+    """Each single LocalRouter worker against mcp-proxy and the direct path."""
+    direct, proxy = by.get("direct-http"), by.get("mcp-proxy")
+    out = []
+    for row in by.values():
+        if not row.key.startswith("localrouter-"):
+            continue
+        parts = []
+        if proxy:
+            calls = ratio(row.calls_per_s, proxy.calls_per_s)
+            verdict = "meets" if calls and calls >= 1 else "misses"
+            parts.append(f"calls/s **{fmt(calls)}x** mcp-proxy ({verdict} >= 1x)")
+            parts.append(f"median {row.median_ms - proxy.median_ms:+.2f} ms vs mcp-proxy")
+        if direct:
+            added = row.median_ms - direct.median_ms
+            parts.append(f"{added:+.2f} ms vs direct HTTP (target <= {TARGET_ADDED_MS:g})")
+        out.append(f"- {row.name}: {'; '.join(parts)}")
+    return out
+
+
+def two_worker_lines(by: dict[str, Row]) -> list[str]:
+    """Calls/s of two workers against one, and what the balancer saw being forwarded."""
+    out = []
+    for mode in (LEGACY, MODERN):
+        row = by.get(f"two-workers-{mode}")
+        if row is None or not row.tallies:
+            continue
+        single = next(
+            (r for k, r in by.items() if k.startswith("localrouter-") and k.endswith(mode)), None
+        )
+        parts = [f"calls/s {fmt(row.calls_per_s, 0)}"]
+        best_single = max(
+            (r for k, r in by.items() if k.startswith("localrouter-") and k.endswith(mode)),
+            key=lambda r: r.calls_per_s or 0,
+            default=single,
+        )
+        if best_single is not None:
+            times = fmt(ratio(row.calls_per_s, best_single.calls_per_s))
+            parts.append(f"{times}x the best single worker ({best_single.name})")
+        busy = row.tallies.get("throughput") or {}
+        if busy.get("requests"):
+            share = busy["forwarded"] / busy["requests"]
+            parts.append(
+                f"requests forwarded {share:.0%} ({busy['forwarded']} of {busy['requests']} "
+                "in the concurrent runs)"
+            )
+        quiet = row.tallies.get("latency") or {}
+        if quiet.get("median_forwarded_ms") is not None and quiet.get("median_local_ms"):
+            extra = quiet["median_forwarded_ms"] - quiet["median_local_ms"]
+            parts.append(
+                f"forwarding overhead **{extra:+.2f} ms** per call (median sequential "
+                f"tools/call at the balancer: forwarded {quiet['median_forwarded_ms']:.2f} ms, "
+                f"{quiet['calls_forwarded']} calls; owner {quiet['median_local_ms']:.2f} ms, "
+                f"{quiet['calls_local']} calls)"
+            )
+        elif quiet.get("requests"):
+            parts.append(f"no request forwarded ({quiet['requests']} sequential requests)")
+        out.append(f"- Two workers, {mode}: {'; '.join(parts)}")
+    return out
 
 
 def summary(rows: list[Row]) -> list[str]:
     by = {r.key: r for r in rows}
-    direct, router, proxy = by.get("direct-http"), by.get("localrouter"), by.get("mcp-proxy")
-    out = []
-    if direct and router and direct.median_ms is not None and router.median_ms is not None:
-        added = router.median_ms - direct.median_ms
-        verdict = "meets" if added <= TARGET_ADDED_MS else "misses"
-        out.append(
-            f"- Added median latency, LocalRouter - direct (HTTP): **{added:.2f} ms** "
-            f"({verdict} the <= {TARGET_ADDED_MS:g} ms target)"
-        )
-    if proxy and router and proxy.median_ms is not None and router.median_ms is not None:
-        out.append(
-            "- Median latency, LocalRouter - mcp-proxy: "
-            f"{router.median_ms - proxy.median_ms:+.2f} ms"
-        )
-    if proxy and router and proxy.calls_per_s and router.calls_per_s:
-        ratio = router.calls_per_s / proxy.calls_per_s
-        verdict = "meets" if ratio >= 1 else "misses"
-        out.append(
-            f"- Throughput ratio, LocalRouter / mcp-proxy: **{ratio:.2f}x** "
-            f"({verdict} the >= 1x target)"
-        )
-    baseline = by.get("baseline")
+    out = one_worker_lines(by) + two_worker_lines(by)
+    baseline, proxy = by.get("baseline-legacy"), by.get("mcp-proxy")
+    router = by.get(f"localrouter-daphne-{LEGACY}")
     if baseline and proxy and baseline.calls_per_s and proxy.calls_per_s:
         out.append(
             "- Before (baseline): throughput ratio / mcp-proxy "
@@ -555,7 +721,8 @@ def summary(rows: list[Row]) -> list[str]:
         )
     if baseline and router and baseline.calls_per_s and router.calls_per_s:
         out.append(
-            f"- After / before: calls/s {router.calls_per_s / baseline.calls_per_s:.2f}x, "
+            f"- After / before (daphne, legacy): calls/s "
+            f"{router.calls_per_s / baseline.calls_per_s:.2f}x, "
             f"median latency {router.median_ms - baseline.median_ms:+.2f} ms, "
             f"server CPU per call {fmt(router.cpu_ms)} ms vs {fmt(baseline.cpu_ms)} ms"
         )
@@ -584,7 +751,7 @@ def section(rows: list[Row], options: argparse.Namespace) -> str:
             "",
             f"Run {now} on {machine()} with `.venv/bin/python benchmarks/gateway_overhead.py "
             f"--calls {options.calls} --sessions {options.sessions} "
-            f"--per-session {options.per_session}"
+            f"--per-session {options.per_session} --repeat {options.repeat}"
             f"{f' --baseline {options.baseline}' if options.baseline else ''}`.",
             "",
             table(rows),
@@ -593,15 +760,21 @@ def section(rows: list[Row], options: argparse.Namespace) -> str:
             "",
             "Method: the same `echo` call (short text) to the SDK fixture "
             "`tests/fixtures/servers/echo_server.py`, by an SDK v2 `mcp.Client` "
-            '(`mode="legacy"`, Streamable HTTP unless noted) in the benchmark process; '
+            "in the benchmark process (Streamable HTTP unless noted; `mode` legacy, the "
+            "initialize handshake, unless the row says 2026-07-28, the stateless era); "
             f"latency = {options.calls} sequential calls on one open session per path after "
             f"{options.warmup} warm-up calls, interleaved over the paths in {options.rounds} "
             f"rounds; calls/s = {options.sessions} concurrent sessions "
             f"(one `Client` each, sharing one upstream) doing {options.per_session} calls each, "
             f"over total wall time, best of {options.repeat} runs. "
             "Server CPU ms/call: user+system CPU time of the server process alone (daphne, "
-            "mcp-proxy or the fixture; not the upstream child) over the sequential calls. "
-            "Client, gateway and upstream share this machine's CPUs.",
+            "uvicorn, mcp-proxy or the fixture; both workers for two; not the upstream child "
+            "nor the balancer) over the sequential calls. Two workers: the same code under "
+            f"{options.workers_server} with `REDIS_URL`, behind `benchmarks/_balancer.py` "
+            "(its own process), which sends each request to the next worker in turn, "
+            "with no stickiness, and times the tools/call requests that reached a worker "
+            "other than the session's owner (forwarded through Redis) and those that did not. "
+            "Client, gateway, balancer and upstream share this machine's CPUs.",
         ]
     )
 
@@ -616,15 +789,23 @@ def write_docs(text: str) -> None:
 async def main_async(options: argparse.Namespace, procs: Processes, workdir: Path) -> list[Row]:
     print("starting the targets ...", file=sys.stderr, flush=True)
     targets = await start_direct(procs, options)
-    if not options.skip_localrouter:
-        targets.append(await start_localrouter(procs, workdir, options))
+    for server in options.servers:
+        targets += await start_localrouter(procs, workdir, options, server)
     if options.baseline:
         source, commit = export_baseline(options.baseline, workdir)
         label = f" before, {options.baseline} at {commit}"
-        baseline = await start_localrouter(
-            procs, workdir, options, source=source, key="baseline", label=label
+        targets += await start_localrouter(
+            procs,
+            workdir,
+            options,
+            "daphne",
+            source=source,
+            key="baseline",
+            label=label,
+            modes=[LEGACY],
         )
-        targets.append(baseline)
+    if not options.skip_two_workers:
+        targets += await start_two_workers(procs, workdir, options)
     if not options.skip_mcp_proxy:
         targets.append(await start_mcp_proxy(procs, options))
     print("measuring ...", file=sys.stderr, flush=True)
@@ -643,16 +824,39 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--repeat", type=int, default=3, help="concurrent runs per target; the best is reported"
     )
+    parser.add_argument(
+        "--servers",
+        default=",".join(SERVERS),
+        type=lambda text: [x for x in text.split(",") if x],
+        help="LocalRouter under these HTTP servers, one worker each (comma-separated; '' none)",
+    )
+    parser.add_argument(
+        "--modes",
+        default=f"{LEGACY},{MODERN}",
+        type=lambda text: [x for x in text.split(",") if x],
+        help="protocol eras of the client for LocalRouter (mcp-proxy: legacy only)",
+    )
+    parser.add_argument("--workers-server", default="uvicorn", choices=SERVERS)
+    parser.add_argument(
+        "--redis-url",
+        default="redis://127.0.0.1:6379/13",
+        help="Redis for the two-worker run (a database nothing else uses)",
+    )
+    parser.add_argument("--skip-two-workers", action="store_true")
     parser.add_argument("--mcp-proxy-venv", default=str(MCP_PROXY_VENV))
     parser.add_argument(
         "--baseline", metavar="REF", help="also measure LocalRouter as of this git ref (before)"
     )
     parser.add_argument("--skip-stdio", action="store_true")
-    parser.add_argument("--skip-localrouter", action="store_true")
     parser.add_argument("--skip-mcp-proxy", action="store_true")
     parser.add_argument("--no-docs", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument("--keep-logs", action="store_true", help="keep the temp dir with logs")
     parser.add_argument("--daphne-access-log", action="store_true")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="run the LocalRouter workers under cProfile, writing DIR/NAME.prof at exit",
+    )
     return parser.parse_args()
 
 

@@ -476,6 +476,7 @@ def memory_probe(kind: str, target: int) -> dict[str, float | int | None]:
     sqlite_after = sqlite_memory_used()
     tables = table_sizes(store)
     text_kept = sum(sys.getsizeof(lines.text) for lines in store._lines.values())
+    text_kept += sum(sys.getsizeof(packed.data) for packed in store._raw.values())
     del placeholder, stats
     gc.collect()
     rss_after = proc_status("VmRSS") - rss_before
@@ -675,7 +676,8 @@ def report(
         "*default malloc* = the same without that setting (an arena per thread); *SQLite "
         "peak / kept* = SQLite's allocator (`sqlite3_memory_highwater` / `sqlite3_memory_used` "
         "via ctypes) at its peak and after indexing; *text kept* = the document's UTF-8 text "
-        "as the store holds it in Python; "
+        "as the store holds it in Python (with, for minified JSON served pretty-printed, "
+        "the text as sent, zlib-packed); "
         "*Python peak* = tracemalloc peak of the Python heap (chunking, lines, placeholder, "
         "the text kept; measured in a second run). All divided by the input bytes.",
         "",

@@ -9,6 +9,7 @@ import time
 from collections.abc import Mapping
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.db import close_old_connections
 from django.db.models.signals import post_delete, post_save
 
@@ -17,7 +18,6 @@ from gateway.placeholders import expand
 from gateway.upstreams import UpstreamSpec
 
 logger = logging.getLogger(__name__)
-CACHE_SECONDS = 5.0
 
 
 def spec_for(upstream: Upstream, environ: Mapping[str, str] | None = None) -> UpstreamSpec:
@@ -57,8 +57,8 @@ class UpstreamDirectory:
     so a tool call never waits for the database.
     """
 
-    def __init__(self, seconds: float = CACHE_SECONDS) -> None:
-        self._seconds = seconds
+    def __init__(self, seconds: float | None = None) -> None:
+        self._seconds = settings.UPSTREAM_LIST_CACHE_SECONDS if seconds is None else seconds
         self._specs: dict[str, UpstreamSpec] | None = None
         self._expires = 0.0
         self._reload: asyncio.Task | None = None

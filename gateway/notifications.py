@@ -16,6 +16,13 @@ from gateway.session_registry import SessionRegistry
 from gateway.upstreams.hooks import ListKind
 
 
+def named_log(
+    upstream: str, params: types.LoggingMessageNotificationParams
+) -> types.LoggingMessageNotificationParams:
+    """An upstream's log message with its logger prefixed by the upstream's name."""
+    return params.model_copy(update={"logger": f"{upstream}/{params.logger or upstream}"})
+
+
 class NotificationFanOut:
     """The upstream hooks for list changes, late upstreams and log messages."""
 
@@ -46,8 +53,7 @@ class NotificationFanOut:
 
     async def on_log(self, upstream: str, params: types.LoggingMessageNotificationParams) -> None:
         """Pass an upstream's log message on to the sessions that use it."""
-        message = params.model_copy(update={"logger": f"{upstream}/{params.logger or upstream}"})
-        data = message.model_dump(by_alias=True, mode="json", exclude_none=True)
+        data = named_log(upstream, params).model_dump(by_alias=True, mode="json", exclude_none=True)
         for session in self.sessions.connected_using(upstream):
             assert session.connection is not None  # connected_using: only connected ones
             await session.connection.notify("notifications/message", data)

@@ -18,17 +18,16 @@ from gateway.session import GatewaySession, expiry_check_seconds
 from indexing.models import IndexedLabel, SessionRecord
 
 logger = logging.getLogger(__name__)
-FLUSH_SECONDS = 10.0
 
 
 def abandoned_after_seconds() -> float:
     """How long an open record can go unwritten before no process can still hold its session.
 
-    A live session's record is written within FLUSH_SECONDS of each request, and an idle
+    A live session's record is written within a flush interval of each request, and an idle
     session ends (closing its record) within the idle timeout plus one expiry check.
     """
     timeout = float(settings.MCP_SESSION_IDLE_TIMEOUT)
-    return timeout + expiry_check_seconds(timeout) + FLUSH_SECONDS
+    return timeout + expiry_check_seconds(timeout) + settings.SESSION_RECORD_FLUSH_SECONDS
 
 
 def _close_abandoned(cutoff: datetime) -> int:
@@ -125,7 +124,7 @@ class SessionRecorder:
         # cancellation would go on in its thread while the next one waits for the lock.
         while not self._closing:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), FLUSH_SECONDS)
+                await asyncio.wait_for(self._wake.wait(), settings.SESSION_RECORD_FLUSH_SECONDS)
             self._wake.clear()
             await self.flush()
             if not self._closing and time.monotonic() >= self._next_sweep:

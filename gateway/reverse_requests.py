@@ -1,6 +1,10 @@
 """Requests an upstream sends back while serving a call: sampling, elicitation, roots.
 
-Each goes to the client session whose call is in flight to that upstream. When no
+Each goes to the client session whose call is in flight to that upstream: on its stream in
+the handshake era, as an `input_required` round in the 2026-07-28 era (see
+`gateway.input_rounds`). Log messages from the upstream go to the 2026-07-28 calls in
+flight to it, on their response streams (handshake-era sessions get them on their
+session, from `gateway.runtime`). When no
 call (or calls from several sessions) are in flight, or the client cannot serve the
 request, the upstream gets a clear MCP error at once instead of waiting forever; except
 `roots/list` asked outside a client's call (some servers ask before listing their tools),
@@ -9,15 +13,18 @@ which is answered with no roots.
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import mcp_types as types
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from gateway.input_rounds import ParkedCall
 from gateway.sdk_internals import connection_of
 from gateway.upstreams import UpstreamHooks
 
@@ -60,6 +67,8 @@ class CallerRegistry:
             return ctx
         if not ctx.session.check_client_capability(capability):
             return refusal(f"the client connected to LocalRouter does not support {feature}")
+        if isinstance(ctx, ParkedCall):  # 2026-07-28: asked at the end of the call's round
+            return result_type.model_validate(await ctx.ask(request), by_name=False)
         try:
             return await ctx.session.send_request(
                 request,
@@ -98,6 +107,24 @@ class CallerRegistry:
             types.ClientCapabilities(roots=types.RootsCapability()),
             "roots",
         )
+
+    async def log_to_calls(
+        self, upstream: str, message: types.LoggingMessageNotificationParams
+    ) -> None:
+        """Pass an upstream's log message to the 2026-07-28 calls in flight to it, each on
+        its response stream if that request opted in at the message's level."""
+        for ctx in list(self._waiting.get(upstream, ())):
+            if ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                continue
+            with warnings.catch_warnings():  # the era deprecates logging; it still carries it
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                sending = ctx.session.send_log_message(
+                    message.level,
+                    message.data,
+                    message.logger,
+                    related_request_id=ctx.request_id,
+                )
+            await sending
 
     def hooks(self, **others: Any) -> UpstreamHooks:
         """Upstream hooks that route these requests, plus the given ones."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import mcp_types as types
 from django.conf import settings
 
 from gateway.catalog_planner import CatalogPlanner
@@ -28,7 +29,7 @@ from gateway.inflight import InFlightRequests
 from gateway.list_change_bus import ListChangeBus
 from gateway.listing_record import record_listing
 from gateway.listings import Listings
-from gateway.notifications import NotificationFanOut
+from gateway.notifications import NotificationFanOut, named_log
 from gateway.records import SessionRecorder
 from gateway.reverse_requests import CallerRegistry
 from gateway.server import GatewayServer, build_server
@@ -55,7 +56,7 @@ class Gateway:
             on_list_changed=lambda upstream, kind: self.notifications.on_list_changed(
                 upstream, kind
             ),
-            on_log=lambda upstream, params: self.notifications.on_log(upstream, params),
+            on_log=self._pass_log,
         )
         self.pool = UpstreamPool(hooks=hooks)
         self.listings = Listings(
@@ -83,6 +84,14 @@ class Gateway:
             idle_timeout=settings.MCP_SESSION_IDLE_TIMEOUT,
             max_body_bytes=settings.MCP_MAX_BODY_BYTES,
         )
+
+    async def _pass_log(
+        self, upstream: str, params: types.LoggingMessageNotificationParams
+    ) -> None:
+        """An upstream's log message: to the handshake-era sessions that use it, and to the
+        2026-07-28 calls in flight to it (on their response streams)."""
+        await self.notifications.on_log(upstream, params)
+        await self.callers.log_to_calls(upstream, named_log(upstream, params))
 
     async def instructions_for_identity(self, identity: ClientIdentity) -> str:
         """The `initialize` instructions for a client (set before the SDK answers)."""

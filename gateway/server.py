@@ -50,9 +50,11 @@ def build_server(sessions: SessionRegistry, list_changes: ListChangeBus) -> Gate
     async def view(ctx):
         return await sessions.session_for(ctx).view()
 
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         session = sessions.session_for(ctx)
-        return await session.call_tool(params.name, params.arguments, ctx)
+        return await session.call_tool(params.name, params.arguments, ctx, params)
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=(await view(ctx)).resources())

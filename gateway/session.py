@@ -25,6 +25,7 @@ from gateway.catalog_planner import CatalogPlanner
 from gateway.catalog_view import CatalogView
 from gateway.enabled_upstreams import EnabledUpstreams
 from gateway.identity import ClientIdentity
+from gateway.input_rounds import InputRounds
 from gateway.list_change_bus import ListChangeBus
 from gateway.reverse_requests import CallerRegistry
 from gateway.session_index import SessionIndex
@@ -125,6 +126,7 @@ class GatewaySession:
         self.index = SessionIndex(identity.settings)
         gateway_facts.register_store(self.record_id, lambda: self.index.store)
         self.connection: Connection | None = None  # handshake-era: for change notifications
+        self.rounds = InputRounds()  # 2026-07-28 calls waiting for the client's input
         self._view: CatalogView | None = None
         self._view_version = -1
 
@@ -171,9 +173,16 @@ class GatewaySession:
         )
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, ctx: Any
-    ) -> types.CallToolResult:
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        ctx: Any,
+        params: types.CallToolRequestParams | None = None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
         """Call a tool through its upstream; upstream failures become tool errors.
+
+        In the 2026-07-28 era (`params` given), a round may end with `input_required`
+        when the upstream asks the client something (see `gateway.input_rounds`).
 
         Raises:
             MCPError: the tool does not exist for this client (same message either way).
@@ -191,14 +200,24 @@ class GatewaySession:
         if route is None:
             raise MCPError(code=types.INVALID_PARAMS, message=UNKNOWN_TOOL.format(name=name))
         upstream, tool = route
-        self.stats.calls[name] += 1
+        if params is None or params.request_state is None:  # a call's later rounds: same call
+            self.stats.calls[name] += 1
         self.in_flight[upstream] += 1
         try:
             connection = await self.services.upstreams.connection(upstream)
-            with self.services.callers.calling(upstream, ctx):
-                result = await connection.call_tool(
-                    tool, arguments, progress_callback=ctx.session.report_progress
-                )
+
+            async def upstream_call(caller: Any) -> types.CallToolResult:
+                with self.services.callers.calling(upstream, caller):
+                    return await connection.call_tool(
+                        tool, arguments, progress_callback=caller.session.report_progress
+                    )
+
+            if params is not None and self.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                result = await self.rounds.call(ctx, params, upstream_call)
+                if isinstance(result, types.InputRequiredResult):
+                    return result
+            else:
+                result = await upstream_call(ctx)
         except UpstreamError as error:
             self.stats.errors += 1
             return text_result(error.client_message(), error=True)
@@ -284,6 +303,7 @@ class GatewaySession:
     async def aclose(self) -> None:
         if not self.closed:
             self.closed = True
+            self.rounds.aclose()
             try:
                 await self.index.aclose()  # first: the record counts every indexed response
             finally:

@@ -147,6 +147,17 @@ def number(name: str, default: float, *, minimum: float) -> float:
     return value
 
 
+def choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of a few fixed words from the environment (case-insensitive)."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value not in choices:
+        raise ConfigError(f"{name}: expected one of {', '.join(choices)}, got {raw!r}")
+    return value
+
+
 def listing(name: str, default: list[str]) -> list[str]:
     """A comma-separated list from the environment."""
     raw = os.environ.get(name)

@@ -26,7 +26,18 @@ try:
     MCP_SESSION_IDLE_TIMEOUT = config.number("LOCALROUTER_SESSION_IDLE_TIMEOUT", 30 * 60, minimum=1)
     # Seconds a new session waits for slow upstreams; later ones join with list_changed.
     UPSTREAM_START_BUDGET = config.number("LOCALROUTER_UPSTREAM_START_BUDGET", 2.0, minimum=0)
+    # Seconds between writes of a running session's record (a session's end is written at once).
+    SESSION_RECORD_FLUSH_SECONDS = config.number(
+        "LOCALROUTER_RECORD_FLUSH_SECONDS", 10, minimum=0.1
+    )
+    # Seconds a worker keeps the enabled upstream list before reading it again (a save in the
+    # same process drops it at once; one in another process is seen after this long).
+    UPSTREAM_LIST_CACHE_SECONDS = config.number(
+        "LOCALROUTER_UPSTREAM_LIST_CACHE_SECONDS", 5, minimum=0
+    )
     # On SIGTERM, requests already running get this long to finish; new ones get 503.
+    # The HTTP server `manage.py serve` (and so `make serve`) runs: daphne or uvicorn.
+    HTTP_SERVER = config.choice("LOCALROUTER_SERVER", "daphne", ("daphne", "uvicorn"))
     MCP_SHUTDOWN_GRACE_SECONDS = config.number("LOCALROUTER_SHUTDOWN_GRACE_SECONDS", 10, minimum=0)
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)

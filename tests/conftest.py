@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.e2e.gateway_db import gateway_databases
+
 
 @pytest.fixture
 def anyio_backend() -> str:
@@ -13,3 +15,10 @@ def staff(client, admin_user):
     """Django's test client, logged in as a superuser."""
     client.force_login(admin_user)
     return client
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _gateway_databases(tmp_path_factory, django_db_blocker):
+    """Live gateways' databases, used from the test process (tests/e2e/gateway_db.py)."""
+    with gateway_databases(tmp_path_factory.mktemp("gateway-template"), django_db_blocker.unblock):
+        yield

@@ -52,6 +52,13 @@ def open_transport(spec: UpstreamSpec) -> Transport:
     assert spec.url is not None  # UpstreamSpec validates this
     if spec.transport == "sse":
         return sse_client(spec.url, headers=dict(spec.headers), timeout=spec.timeout)
+    return _streamable_http(spec)
+
+
+@asynccontextmanager
+async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams]:
+    """Streamable HTTP over an HTTP client of our own, closed with the transport (the SDK
+    leaves a client it was given open: its sockets would outlive the connection)."""
     forget_refusal(spec.name)
     return _streamable_http(spec)
 

@@ -13,7 +13,8 @@ from indexing.engine.chunker import Chunking, NotStreamable, start_chunking
 from indexing.engine.labels import LABELS, LabelCounter
 from indexing.engine.placeholder import render_placeholder
 from indexing.engine.stats import CompressionStats
-from indexing.engine.store import DocumentTooLargeError, Reservation, SessionStore
+from indexing.engine.store import DocumentTooLargeError, SessionStore
+from indexing.engine.store_entry import Reservation
 from indexing.engine.store_feed import ChunkFeed, DocumentAbandoned
 from indexing.engine.text import sanitize, utf8_size
 

@@ -3,20 +3,23 @@
 import threading
 import time
 from bisect import bisect_right
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import accumulate, groupby
-from typing import NamedTuple
 
-from indexing.engine.chunker import ChunkList, DocumentFormat, Lines, ParsedDocument
+from indexing.engine.chunker import (
+    ChunkList,
+    DocumentFormat,
+    Lines,
+    PackedLines,
+    ParsedDocument,
+)
 from indexing.engine.errors import IndexToolError, evicted_label_error, unknown_label_error
 from indexing.engine.fts import TRIGRAM_MIN_CHARS, fts_phrases
 from indexing.engine.fusion import reciprocal_rank_fusion
 from indexing.engine.stats import CompressionStats, DocumentStats
+from indexing.engine.store_entry import Entry, Reservation, document_stats
 from indexing.engine.store_feed import ChunkFeed, DocumentAbandoned
 from indexing.engine.store_pages import chunk_ranges, line_slices
 from indexing.engine.store_ranking import Ranking
-from indexing.engine.store_rows import RELEASED_BATCH, RowSource, insert_rows_sql, row_batches
 from indexing.engine.store_schema import (
     FTS_TABLES,
     DocumentInfo,
@@ -25,55 +28,19 @@ from indexing.engine.store_schema import (
     LineSlice,
     connect,
 )
+from indexing.engine.store_writes import release_statements, transaction, write_rows
 from indexing.engine.text import sanitize
 
 DEFAULT_MAX_BYTES = 256 * 2**20
 DEFAULT_TRIGRAM_MAX_BYTES = 512 * 2**10
 
 
-class _Entry(NamedTuple):
-    """A document about to be inserted: what the store keeps of it (not its outline)."""
-
-    label: str
-    format: DocumentFormat
-    feed: ChunkFeed  # its lines, and its chunks: all there, or still being made
-    with_trigrams: bool
-    raw: Lines | None = None  # the text as sent, when `feed.lines` are pretty-printed JSON
-
-    def expected_bytes(self) -> int:
-        """What the document counts against the store's bound (its raw text too)."""
-        return self.feed.expected_bytes + (0 if self.raw is None else self.raw.utf8_size())
-
-    def written_bytes(self) -> int:
-        """`expected_bytes` once its lines are written."""
-        return self.feed.lines.utf8_size() + (0 if self.raw is None else self.raw.utf8_size())
-
-
-class Reservation:
-    """A document accepted under its label, written to the store by `commit()`.
-
-    `commit` may run in another thread: until it has, every read of the store waits for
-    it, so a search or read never misses a label a client was already told about.
-    """
-
-    def __init__(self, store: "SessionStore", entry: _Entry, tool: str, run: int | None) -> None:
-        self.store, self.entry, self.tool, self.run = store, entry, tool, run
-
-    def commit(self) -> DocumentStats:
-        """Write the document (evicting old ones if needed) as its feed hands the chunks
-        over; raises what indexing raised (`DocumentAbandoned`: its maker gave it up)."""
-        return self.store._commit(self)
-
-
-def _stats(info: DocumentInfo, seconds: float) -> DocumentStats:
-    return DocumentStats(info.label, info.line_count, info.chunk_count, info.byte_count, seconds)
-
-
 class SessionStore:
     """The per-session index. Thread-safe: every method holds one lock.
 
     Calls are synchronous; indexing a large document takes seconds, so asyncio callers
-    should run `add` (or a reservation's `commit`) in a thread (`asyncio.to_thread`).
+    should run a reservation's `commit` (or `add_documents`) in a thread
+    (`asyncio.to_thread`).
     `max_bytes` bounds the UTF-8 size of the indexed text; the oldest documents are
     evicted whole to make room, responses (documents with a run) before the others. Only
     documents up to `trigram_max_bytes` also get the trigram index used for substring
@@ -99,7 +66,7 @@ class SessionStore:
         self._failed: dict[str, str] = {}
         self._documents: dict[str, DocumentInfo] = {}
         self._lines: dict[str, Lines] = {}
-        self._raw: dict[str, Lines] = {}
+        self._raw: dict[str, PackedLines] = {}
         self._chunks: dict[str, ChunkList] = {}
         self._evicted: dict[str, DocumentInfo] = {}
         self._total_bytes = 0
@@ -139,10 +106,9 @@ class SessionStore:
         tool: str,
         trigrams: bool = True,
     ) -> list[DocumentStats]:
-        """Index each (label, document already chunked) in one transaction: all, or none.
-
-        Many small documents (a catalog) index several times faster together: one
-        statement per table, and FTS5 writes its pending terms once.
+        """Index documents already chunked (catalog documents have their own chunker) in one
+        transaction: all of them, or none. Many small documents index several times faster
+        together: one statement per table, and FTS5 writes its pending terms once.
 
         Raises:
             ValueError: a label is already in use, or given twice.
@@ -163,7 +129,7 @@ class SessionStore:
             ]
             infos = self._insert(entries, tool, None)
         seconds = (time.perf_counter() - started) / max(1, len(infos))
-        return [_stats(info, seconds) for info in infos]
+        return [document_stats(info, seconds) for info in infos]
 
     def reserve(
         self,
@@ -174,7 +140,7 @@ class SessionStore:
         tool: str,
         run: int | None = None,
         trigrams: bool = True,
-        raw: Lines | None = None,
+        raw: PackedLines | None = None,
     ) -> Reservation:
         """Accept a document for `label`; the reservation's `commit()` indexes it, evicting
         old documents if needed. Its chunks may still be coming: `commit` indexes them as
@@ -216,14 +182,14 @@ class SessionStore:
             finally:
                 del self._reserved[label]
                 self._settled.notify_all()
-        return _stats(info, time.perf_counter() - started)
+        return document_stats(info, time.perf_counter() - started)
 
     def _wait_for_reserved(self) -> None:
         """Hold the lock once every reserved document is written (or failed)."""
         while self._reserved:
             self._settled.wait()
 
-    def _entry(self, label: str, format: DocumentFormat, feed: ChunkFeed, trigrams: bool) -> _Entry:
+    def _entry(self, label: str, format: DocumentFormat, feed: ChunkFeed, trigrams: bool) -> Entry:
         """A document ready to insert, once its label is known to be new.
 
         Raises:
@@ -235,9 +201,9 @@ class SessionStore:
         if any(label in labels for labels in taken):
             raise ValueError(f'label "{label}" is already in use')
         with_trigrams = trigrams and feed.expected_bytes <= self.trigram_max_bytes
-        return _Entry(label, format, feed, with_trigrams)
+        return Entry(label, format, feed, with_trigrams)
 
-    def _insert(self, entries: list[_Entry], tool: str, run: int | None) -> list[DocumentInfo]:
+    def _insert(self, entries: list[Entry], tool: str, run: int | None) -> list[DocumentInfo]:
         """Make room, then write the documents' FTS rows in one transaction; keep their
         lines and chunks. Only the last document's chunks may still be coming, its lines
         still being written: room is made for its expected size, and once it is written,
@@ -253,12 +219,16 @@ class SessionStore:
         # Only the last document's chunks may still be coming: the others' ids are known.
         lengths = (len(entry.feed.chunks) for entry in entries[:-1])
         firsts = list(accumulate(lengths, initial=self._next_chunk_id))
-        with self._transaction():
+        with transaction(self._connection):
             documents = list(zip(entries, firsts, strict=True))
             for with_trigrams, group in groupby(documents, key=lambda pair: pair[0].with_trigrams):
-                self._write_rows([(entry.feed, first) for entry, first in group], with_trigrams)
+                write_rows(
+                    self._connection, [(entry.feed, first) for entry, first in group], with_trigrams
+                )
             self.check_fits(sum(entry.written_bytes() for entry in entries))  # written
-        self._unbind(with_trigrams=any(entry.with_trigrams for entry in entries))
+        release_statements(
+            self._connection, with_trigrams=any(entry.with_trigrams for entry in entries)
+        )
         infos = [
             DocumentInfo(
                 doc_id,
@@ -297,46 +267,12 @@ class SessionStore:
                 return
             self._evict(next((info for info in evictable if info.is_response), evictable[0]))
 
-    def _write_rows(
-        self, documents: list[tuple[ChunkFeed, int]], with_trigrams: bool, *, delete: bool = False
-    ) -> None:
-        """Write the FTS rows of documents (feed, first chunk id) as their feeds hand the
-        chunks over (or forget them: `delete`); a batch may hold many small documents."""
-        tables = FTS_TABLES if with_trigrams else FTS_TABLES[:1]
-        statements = [insert_rows_sql(table, delete=delete) for table in tables]
-        sources = (
-            RowSource(feed.lines, feed.chunks.columns(start, stop), first + start)
-            for feed, first in documents
-            for start, stop in feed.ranges()
-        )
-        for batch in row_batches(sources, max(feed.step for feed, _ in documents)):
-            for statement in statements:
-                self._connection.execute(statement, batch)
-
-    def _unbind(self, *, with_trigrams: bool, delete: bool = False) -> None:
-        """Run the row statements on an empty batch: cached, they would keep a copy of the
-        last batch's text (up to a MiB) as long as the store lives."""
-        for table in FTS_TABLES if with_trigrams else FTS_TABLES[:1]:
-            self._connection.execute(insert_rows_sql(table, delete=delete), RELEASED_BATCH)
-
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """One SQLite transaction: committed, or rolled back on any error."""
-        db = self._connection
-        db.execute("BEGIN")
-        try:
-            yield
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-
     def _evict(self, info: DocumentInfo) -> None:
         """Drop a whole document and remember its label as evicted."""
-        with self._transaction():
+        with transaction(self._connection):
             feed = ChunkFeed(self._lines[info.label], self._chunks[info.label])
-            self._write_rows([(feed, info.first_chunk)], info.has_trigrams, delete=True)
-        self._unbind(with_trigrams=info.has_trigrams, delete=True)
+            write_rows(self._connection, [(feed, info.first_chunk)], info.has_trigrams, delete=True)
+        release_statements(self._connection, with_trigrams=info.has_trigrams, delete=True)
         del self._documents[info.label]
         del self._lines[info.label]
         self._raw.pop(info.label, None)
@@ -461,7 +397,8 @@ class SessionStore:
         """
         with self._lock:
             self.document(label)  # waits for reserved documents; raises for an unknown label
-            return (self._raw.get(label) if raw else None) or self._lines[label]
+            packed = self._raw.get(label) if raw else None
+            return self._lines[label] if packed is None else packed.unpacked()
 
     def close(self) -> None:
         """Free the database; the store must not be used afterwards."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,35 +13,36 @@ from pathlib import Path
 import anyio
 import httpx2
 import mcp_types as types
+from django.contrib.auth.models import User
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from clients.services import client_create
+from gateway.models import Upstream
+from tests.e2e import gateway_db
 from tests.fixtures.http_server import ECHO_SERVER, free_port, stop_process, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "fixtures" / "servers"
 NODE_BIN = ROOT / "node_modules" / ".bin"
 
-SETUP = """
-import json
-from clients.services import client_create
-from gateway.models import Upstream
-spec = json.loads(SPEC)
-for row in spec["upstreams"]:
-    Upstream.objects.create(**row)
-tokens = {}
-for row in spec["clients"]:
-    names = row.get("upstreams")
-    client, token = client_create(
-        name=row["name"],
-        upstreams=None if names is None else Upstream.objects.by_names(names),
-    )
-    for field, value in row.get("set", {}).items():
-        setattr(client, field, value)
-    client.save()
-    tokens[row["name"]] = token
-print("TOKENS=" + json.dumps(tokens))
-"""
+
+def add_upstreams_and_clients(upstreams: list[dict], clients: list[dict]) -> dict[str, str]:
+    """Create the upstreams and clients (ORM code); the clients' tokens by name."""
+    for row in upstreams:
+        Upstream.objects.create(**row)
+    tokens = {}
+    for row in clients:
+        names = row.get("upstreams")
+        client, token = client_create(
+            name=row["name"],
+            upstreams=None if names is None else Upstream.objects.by_names(names),
+        )
+        for name, value in row.get("set", {}).items():
+            setattr(client, name, value)
+        client.save()
+        tokens[row["name"]] = token
+    return tokens
 
 
 INITIALIZE = {
@@ -95,6 +96,10 @@ class LiveGateway:
             timeout=timeout,
         )
 
+    def orm[T](self, function: Callable[[], T]) -> T:
+        """`function()` run with the ORM on this gateway's database (no `manage.py shell`)."""
+        return gateway_db.current().run(self.data_dir, function)
+
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path else ""
 
@@ -114,23 +119,22 @@ class LiveGateway:
 
 
 def start_daphne(live: LiveGateway, port: int, log_path: Path) -> subprocess.Popen:
-    """One more daphne worker for `live`'s database and settings."""
+    """One more worker for `live`'s database and settings: daphne, or uvicorn through
+    `manage.py serve` when `live.env` says LOCALROUTER_SERVER=uvicorn."""
+    if live.env.get("LOCALROUTER_SERVER") == "uvicorn":
+        args = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    else:
+        daphne = str(Path(sys.executable).parent / "daphne")
+        args = [daphne, "-b", "127.0.0.1", "-p", str(port), "localrouter.asgi:application"]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [
-                str(Path(sys.executable).parent / "daphne"),
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "localrouter.asgi:application",
-            ],
+            args,
             cwd=ROOT,
             env=live.env,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    wait_for_port(process, port, 30)
+    wait_for_port(process, port, 90)  # a guard: parallel test workers may share a busy machine
     return process
 
 
@@ -144,18 +148,15 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
         # These tests want every upstream in the first catalog; tests/e2e/test_start_budget.py
         # measures the real budget.
         "LOCALROUTER_UPSTREAM_START_BUDGET": "120",
+        # Session records and upstream changes show up within a fraction of a second.
+        "LOCALROUTER_RECORD_FLUSH_SECONDS": "0.3",
+        "LOCALROUTER_UPSTREAM_LIST_CACHE_SECONDS": "0.3",
         **env,
     }
     environment.pop("DATABASE_URL", None)
     live = LiveGateway(url=f"http://127.0.0.1:{port}/mcp", data_dir=tmp, env=environment, tokens={})
-    migrated = live.manage("migrate", "--noinput")
-    assert migrated.returncode == 0, migrated.stderr
-    spec = json.dumps({"upstreams": upstreams, "clients": clients})
-    script = f"SPEC = {spec!r}\n" + SETUP
-    created = live.manage("shell", "--no-imports", "-c", script)
-    assert created.returncode == 0, created.stderr
-    line = next(x for x in created.stdout.splitlines() if x.startswith("TOKENS="))
-    live.tokens = json.loads(line.removeprefix("TOKENS="))
+    gateway_db.current().prepare(tmp, environment)
+    live.tokens = live.orm(lambda: add_upstreams_and_clients(upstreams, clients))
     live.log_path = tmp / "daphne.log"
     live.process = start_daphne(live, port, live.log_path)
     return live
@@ -163,14 +164,7 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
 
 def create_superuser(live: LiveGateway, password: str) -> None:
     """An admin user `admin` with this password, for the admin pages."""
-    created = live.manage(
-        "shell",
-        "--no-imports",
-        "-c",
-        "from django.contrib.auth.models import User\n"
-        f"User.objects.create_superuser('admin', 'admin@example.com', {password!r})",
-    )
-    assert created.returncode == 0, created.stderr
+    live.orm(lambda: User.objects.create_superuser("admin", "admin@example.com", password))
 
 
 def stop_gateway(live: LiveGateway) -> None:

@@ -1,31 +1,25 @@
 """A session record left open by a killed process is closed by the next one."""
 
-import json
-
 import anyio
 import pytest
 
+from indexing.models import SessionRecord
 from tests.e2e.live import start_daphne, start_gateway, stop_gateway
 from tests.e2e.test_gateway_http import open_session
 from tests.e2e.test_session_lifecycle import wait_for
 
 pytestmark = pytest.mark.anyio
 
-RECORDS = """
-import json
-from indexing.models import SessionRecord
-print("ROWS=" + json.dumps([
-    {"key": r.key, "ended_at": r.ended_at and r.ended_at.isoformat(),
-     "last_activity_at": r.last_activity_at.isoformat()}
-    for r in SessionRecord.objects.order_by("started_at")
-]))
-"""
+
+def _records() -> list[dict]:
+    return list(
+        SessionRecord.objects.order_by("started_at").values("key", "ended_at", "last_activity_at")
+    )
 
 
 def records(live) -> list[dict]:
-    out = live.manage("shell", "--no-imports", "-c", RECORDS)
-    assert out.returncode == 0, out.stderr
-    return json.loads(next(x for x in out.stdout.splitlines() if x.startswith("ROWS="))[5:])
+    """The gateway's session records, oldest first: key, ended_at, last_activity_at."""
+    return live.orm(_records)
 
 
 async def start_a_session(live, token: str, *, records_after: int) -> list[dict]:
@@ -53,7 +47,7 @@ async def start_a_session(live, token: str, *, records_after: int) -> list[dict]
 
 
 async def test_a_record_left_open_by_sigkill_is_closed_by_the_next_process(tmp_path):
-    live = start_gateway(tmp_path, [], [{"name": "kim"}], LOCALROUTER_SESSION_IDLE_TIMEOUT="10")
+    live = start_gateway(tmp_path, [], [{"name": "kim"}], LOCALROUTER_SESSION_IDLE_TIMEOUT="3")
     try:
         [killed] = await start_a_session(live, live.tokens["kim"], records_after=1)
         live.process.kill()

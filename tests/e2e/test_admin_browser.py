@@ -7,6 +7,7 @@ browser looks at its report.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -19,8 +20,10 @@ from pathlib import Path
 import anyio
 import django.db.models.query as django_query
 import pytest
+from django.core.management import call_command
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from indexing.models import SessionRecord
 from tests.e2e.live import NODE_BIN, LiveGateway, create_superuser, start_gateway, stop_gateway
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,24 +50,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-LATEST_RECORD = """
-import json
-from indexing.models import SessionRecord
-record = SessionRecord.objects.filter(client_label="alice").order_by("-started_at").first()
-fields = [
-    "pk", "key", "client_label", "protocol_version", "call_count", "error_count",
-    "bytes_from_upstreams", "bytes_to_client", "catalog_bytes_before", "catalog_bytes_after",
-    "items_activated", "searches", "reads",
-]
-data = None
-if record is not None:
-    data = {name: getattr(record, name) for name in fields}
-    data["ended"] = record.ended_at is not None
-    data["labels"] = list(
-        record.labels.order_by("id").values("pk", "label", "original_bytes", "lines", "chunks")
-    )
-print("RECORD=" + json.dumps(data))
-"""
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
 
@@ -81,11 +66,28 @@ def wait_until(check, *, seconds: float, what: str):
         time.sleep(0.25)
 
 
+RECORD_FIELDS = [
+    "pk", "key", "client_label", "protocol_version", "call_count", "error_count",
+    "bytes_from_upstreams", "bytes_to_client", "catalog_bytes_before", "catalog_bytes_after",
+    "items_activated", "searches", "reads",
+]  # fmt: skip
+
+
+def _latest_record() -> dict | None:
+    record = SessionRecord.objects.filter(client_label="alice").order_by("-started_at").first()
+    if record is None:
+        return None
+    data = {name: getattr(record, name) for name in RECORD_FIELDS}
+    data["ended"] = record.ended_at is not None
+    data["labels"] = list(
+        record.labels.order_by("id").values("pk", "label", "original_bytes", "lines", "chunks")
+    )
+    return data
+
+
 def latest_record(live: LiveGateway) -> dict | None:
-    done = live.manage("shell", "--no-imports", "-c", LATEST_RECORD)
-    assert done.returncode == 0, done.stderr
-    line = next(x for x in done.stdout.splitlines() if x.startswith("RECORD="))
-    return json.loads(line.removeprefix("RECORD="))
+    """alice's latest session record as plain values, with its labels."""
+    return live.orm(_latest_record)
 
 
 @pytest.fixture(scope="module")
@@ -319,8 +321,7 @@ def test_the_overview_has_charts_and_upstream_health(
 ):
     with ScriptedSession(gateway, folder):
         pass  # a session makes this worker start the upstream
-    filled = gateway.manage("demo_data", "--sessions", "300", "--days", "30")
-    assert filled.returncode == 0, filled.stderr
+    gateway.orm(lambda: call_command("demo_data", sessions=300, days=30, stdout=io.StringIO()))
     log_in(page, gateway)
     page.goto(admin_url(gateway, "indexing/sessionrecord/"))
     page.click("#overview-link")

@@ -6,14 +6,16 @@ Debian's chromium through Playwright against daphne on loopback, as test_admin_b
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterator
 
 import pytest
+from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
 from tests.e2e import test_admin_browser as browser_tests
-from tests.e2e.live import ECHO, LiveGateway, start_gateway, stop_gateway
+from tests.e2e.live import ECHO, LiveGateway, create_superuser, start_gateway, stop_gateway
 from tests.e2e.test_admin_browser import PASSWORD, admin_url, log_in, screenshot
 
 # The browser and page fixtures and the skip without chromium are test_admin_browser's.
@@ -30,13 +32,8 @@ def gateway(tmp_path_factory) -> Iterator[LiveGateway]:
     ]
     live = start_gateway(tmp_path_factory.mktemp("polish-gateway"), upstreams, [])
     try:
-        script = (
-            "from django.contrib.auth.models import User\n"
-            f"User.objects.create_superuser('admin', 'admin@example.com', {PASSWORD!r})"
-        )
-        for args in (("shell", "--no-imports", "-c", script), ("demo_data", "--sessions", "120")):
-            done = live.manage(*args)
-            assert done.returncode == 0, done.stderr
+        create_superuser(live, PASSWORD)
+        live.orm(lambda: call_command("demo_data", sessions=120, stdout=io.StringIO()))
         yield live
     finally:
         stop_gateway(live)

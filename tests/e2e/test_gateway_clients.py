@@ -95,7 +95,8 @@ async def test_an_upstream_list_change_reaches_the_client_on_its_stream(live):
         assert "echohttp__fresh_tool" in names
 
 
-async def test_an_upstreams_sampling_request_reaches_the_calling_client(live):
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_upstreams_sampling_request_reaches_the_calling_client(live, mode):
     async def sample(context, params: types.CreateMessageRequestParams):
         asked = params.messages[0].content.text
         return types.CreateMessageResult(
@@ -104,21 +105,23 @@ async def test_an_upstreams_sampling_request_reaches_the_calling_client(live):
             model="test-model",
         )
 
-    async with live.client("alice", sampling_callback=sample) as client:
+    async with live.client("alice", mode=mode, sampling_callback=sample) as client:
         result = await client.call_tool("echohttp__sample", {"prompt": "2+2?"})
     assert not result.is_error
     assert result.content[0].text == "model says: 2+2?"
 
 
-async def test_sampling_for_a_client_without_it_fails_fast_with_a_clear_error(live):
-    async with live.client("alice") as client:
+@pytest.mark.parametrize("mode", ERAS)
+async def test_sampling_for_a_client_without_it_fails_fast_with_a_clear_error(live, mode):
+    async with live.client("alice", mode=mode) as client:
         with anyio.fail_after(10):
             result = await client.call_tool("echohttp__sample", {"prompt": "2+2?"})
     assert result.is_error
     assert "does not support sampling" in result.content[0].text
 
 
-async def test_upstream_log_messages_reach_the_client(live):
+@pytest.mark.parametrize("mode", ERAS)
+async def test_upstream_log_messages_reach_the_client(live, mode):
     received = anyio.Event()
     seen = []
 
@@ -126,7 +129,8 @@ async def test_upstream_log_messages_reach_the_client(live):
         seen.append(params)
         received.set()
 
-    async with live.client("alice", logging_callback=on_log) as client:
+    # 2026-07-28 requests opt in to log messages (and at which level); legacy sessions get all.
+    async with live.client("alice", mode=mode, logging_callback=on_log, log_level="info") as client:
         await client.call_tool("echohttp__log", {"message": "disk almost full"})
         with anyio.fail_after(10):
             await received.wait()

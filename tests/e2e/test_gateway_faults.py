@@ -1,7 +1,6 @@
 """A crashing, hanging or missing upstream fails only its own calls, within its timeout."""
 
-import time
-
+import anyio
 import pytest
 
 from tests.e2e.conftest import UPSTREAM_TIMEOUT
@@ -25,12 +24,12 @@ async def test_an_upstream_killed_mid_call_gives_a_tool_error_and_then_restarts(
 
 async def test_an_upstream_that_never_answers_times_out_with_a_tool_error(live):
     async with live.client("alice") as client:
-        started = time.monotonic()
-        result = await client.call_tool("faulty__hang", {})
-        elapsed = time.monotonic() - started
+        # A guard far below the SDK client's own read timeout: the answer must be the
+        # gateway's, after the upstream's timeout, which the error names.
+        with anyio.fail_after(UPSTREAM_TIMEOUT + 30):
+            result = await client.call_tool("faulty__hang", {})
         assert result.is_error
         assert "timed out" in result.content[0].text.lower()
-        assert elapsed < UPSTREAM_TIMEOUT + 5
         assert (await client.call_tool("faulty__echo", {"text": "still here"})).content[
             0
         ].text == "still here"

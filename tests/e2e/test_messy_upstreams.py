@@ -1,10 +1,10 @@
 """Messy real-world upstream behaviour through daphne: each list on its own, quirks absorbed."""
 
-import json
 import re
 
 import pytest
 
+from gateway.models import Upstream
 from tests.e2e.live import ToolsChanged, running_gateway, stdio_upstream
 
 pytestmark = pytest.mark.anyio
@@ -83,12 +83,7 @@ async def test_an_undeclared_list_changed_notice_is_honoured(messy):
 async def test_a_sessions_listing_is_stored_for_the_admin_page(messy):
     async with messy.client() as client:
         await client.list_tools()
-    script = (
-        "import json; from gateway.models import Upstream; "
-        "print(json.dumps({u.name: u.last_listing for u in Upstream.objects.all()}))"
-    )
-    shown = messy.manage("shell", "--no-imports", "-c", script)
-    stored = json.loads(shown.stdout.strip().splitlines()[-1])
+    stored = messy.orm(lambda: {u.name: u.last_listing for u in Upstream.objects.all()})
     assert stored["noprompts"]["via"] == "session"
     assert stored["noprompts"]["failed"] == {"prompts/list": "the prompt store is offline"}
     assert (stored["notemplates"]["tools"], stored["notemplates"]["resources"]) == (1, 1)

@@ -57,7 +57,12 @@ async def test_the_stdio_bridge_serves_the_sdk_stdio_client(live):
     params = StdioServerParameters(
         command=sys.executable,
         args=["manage.py", "mcp_stdio"],
-        env={"LOCALROUTER_TOKEN": live.tokens["bob"], "LOCALROUTER_DATA_DIR": str(live.data_dir)},
+        env={
+            "LOCALROUTER_TOKEN": live.tokens["bob"],
+            "LOCALROUTER_DATA_DIR": str(live.data_dir),
+            # `time` in the first catalog even when a busy machine starts it slowly (live.py).
+            "LOCALROUTER_UPSTREAM_START_BUDGET": live.env["LOCALROUTER_UPSTREAM_START_BUDGET"],
+        },
         cwd=str(ROOT),
     )
     async with Client(params, mode="legacy") as client:
@@ -80,6 +85,7 @@ async def test_the_stdio_bridge_started_from_another_directory_finds_the_gateway
         env={
             "LOCALROUTER_TOKEN": live.tokens["bob"],
             "LOCALROUTER_DATA_DIR": os.path.relpath(live.data_dir, ROOT),
+            "LOCALROUTER_UPSTREAM_START_BUDGET": live.env["LOCALROUTER_UPSTREAM_START_BUDGET"],
         },
         cwd=str(tmp_path),
     )

@@ -1,36 +1,40 @@
 """Sessions are recorded off the hot path and expire when idle, freeing their stores."""
 
-import json
-
 import anyio
 import pytest
 
+from gateway.models import Upstream
+from indexing.models import SessionRecord
 from tests.e2e.live import INITIALIZE, start_gateway, stdio_upstream, stop_gateway
 from tests.fixtures.processes import child_pids, process_state
 
 pytestmark = pytest.mark.anyio
 IDLE_SECONDS = 2
 
-RECORDS = """
-import json
-from indexing.models import SessionRecord
-rows = [
-    {"client": r.client_label, "calls": r.call_count, "ended": r.ended_at is not None,
-     "software": r.client_software, "protocol": r.protocol_version,
-     "labels": [(l.label, l.original_bytes, l.delivered_bytes) for l in r.labels.all()],
-     "by_tool": r.calls_by_tool, "phases": r.catalog_phases, "activated": r.items_activated,
-     "searches": r.searches, "reads": r.reads,
-     "catalog": [r.catalog_bytes_before, r.catalog_bytes_after]}
-    for r in SessionRecord.objects.order_by("started_at")
-]
-print("ROWS=" + json.dumps(rows))
-"""
+
+def _records() -> list[dict]:
+    return [
+        {
+            "client": r.client_label,
+            "calls": r.call_count,
+            "ended": r.ended_at is not None,
+            "software": r.client_software,
+            "protocol": r.protocol_version,
+            "labels": [(x.label, x.original_bytes, x.delivered_bytes) for x in r.labels.all()],
+            "by_tool": r.calls_by_tool,
+            "phases": r.catalog_phases,
+            "activated": r.items_activated,
+            "searches": r.searches,
+            "reads": r.reads,
+            "catalog": [r.catalog_bytes_before, r.catalog_bytes_after],
+        }
+        for r in SessionRecord.objects.order_by("started_at")
+    ]
 
 
 def records(live) -> list[dict]:
-    out = live.manage("shell", "--no-imports", "-c", RECORDS)
-    assert out.returncode == 0, out.stderr
-    return json.loads(next(x for x in out.stdout.splitlines() if x.startswith("ROWS="))[5:])
+    """The gateway's session records, oldest first, as plain values."""
+    return live.orm(_records)
 
 
 async def wait_for(predicate, seconds: float = 15):
@@ -61,7 +65,8 @@ async def test_a_session_leaves_a_record_with_its_calls_and_labels(quick):
         assert big.content[0].text.startswith("[Response compressed — 50000 bytes")
 
     def ended():
-        rows = [r for r in records(quick) if r["ended"] and r["calls"] == 2]
+        # A record and its labels are two writes: wait for the labels too.
+        rows = [r for r in records(quick) if r["ended"] and r["calls"] == 2 and r["labels"]]
         return rows[0] if rows else None
 
     row = await wait_for(ended)
@@ -113,14 +118,8 @@ async def test_disabling_an_upstream_stops_its_process_and_drops_its_tools(tmp_p
         async with gateway.client("ida") as client:
             await client.call_tool("echo__echo", {"text": "hi"})
             (upstream,) = child_pids(gateway.process.pid)
-            disabled = gateway.manage(
-                "shell",
-                "--no-imports",
-                "-c",
-                "from gateway.models import Upstream; Upstream.objects.update(enabled=False)",
-            )
-            assert disabled.returncode == 0, disabled.stderr
-            with anyio.fail_after(30):  # the upstream list is re-read every few seconds
+            assert gateway.orm(lambda: Upstream.objects.update(enabled=False)) == 1
+            with anyio.fail_after(30):  # the upstream list is re-read every 0.3 s (live.py)
                 while process_state(upstream) not in (None, "Z"):
                     await client.list_tools()
                     await anyio.sleep(0.5)

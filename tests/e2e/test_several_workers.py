@@ -4,6 +4,7 @@ import os
 import re
 from contextlib import asynccontextmanager
 
+import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -45,10 +46,10 @@ def workers(tmp_path_factory):
 
 
 @asynccontextmanager
-async def balanced_client(workers, mode: str):
+async def balanced_client(workers, mode: str, **options):
     http = workers.http(workers.tokens["hana"])
     transport = streamable_http_client(workers.extra["balanced"], http_client=http)
-    async with Client(transport, mode=mode) as client:
+    async with Client(transport, mode=mode, **options) as client:
         yield client
 
 
@@ -82,3 +83,21 @@ async def test_indexed_responses_stay_readable_whichever_worker_answers(workers,
             page = await client.call_tool("IndexRead", {"label": label, "limit": 1})
             assert not page.is_error, page.content[0].text
             assert page.content[0].text.startswith("1-1: xxxx")  # one long line, in parts
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_an_upstreams_sampling_request_reaches_the_client_behind_the_balancer(workers, mode):
+    asked = []
+
+    async def sample(context, params: types.CreateMessageRequestParams):
+        asked.append(params.messages[0].content.text)
+        text = f"model says: {asked[-1]}"
+        content = types.TextContent(type="text", text=text)
+        return types.CreateMessageResult(role="assistant", content=content, model="test-model")
+
+    async with balanced_client(workers, mode, sampling_callback=sample) as client:
+        for question in ("one?", "two?", "three?"):
+            result = await client.call_tool("echo__sample", {"prompt": question})
+            assert not result.is_error
+            assert result.content[0].text == f"model says: {question}"
+    assert asked == ["one?", "two?", "three?"]

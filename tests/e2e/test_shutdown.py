@@ -15,8 +15,8 @@ SLOW = "everything__trigger-long-running-operation"
 ACCEPT = "application/json, text/event-stream"
 
 
-@pytest.fixture
-def gateway(tmp_path):
+@pytest.fixture(params=["daphne", "uvicorn"])
+def gateway(tmp_path, request):
     live = start_gateway(
         tmp_path,
         [
@@ -29,6 +29,7 @@ def gateway(tmp_path):
         ],
         [{"name": "lee"}],
         LOCALROUTER_SHUTDOWN_GRACE_SECONDS="20",
+        LOCALROUTER_SERVER=request.param,
     )
     try:
         yield live

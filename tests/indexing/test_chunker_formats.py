@@ -17,6 +17,7 @@ from indexing.engine.chunker import (
     Lines,
     NotStreamable,
     chunk_document,
+    json_chunker,
     jsondoc,
     markdown,
     start_chunking,
@@ -617,7 +618,7 @@ def test_a_json_outline_level_contents_cannot_show_is_dropped_and_nothing_else_c
     text = json.dumps({"total": len(items), "items": items} if wrapped else items)
     document = chunk_document(text)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jsondoc, "CONTENTS_BYTES", 2**62)  # every level could be shown
+        patch.setattr(json_chunker, "CONTENTS_BYTES", 2**62)  # every level could be shown
         every_level = chunk_document(text)
     assert document.chunks == every_level.chunks
     assert render_contents(document.outline) == render_contents(every_level.outline)
@@ -647,7 +648,7 @@ def test_long_lists_batched_from_their_own_text_are_chunked_as_when_walked(
     text = json.dumps({"series": [{"id": n, "values": items} for n, items in enumerate(lists)]})
     batched = chunk_document(text)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jsondoc, "_MIN_ITEMS_BATCHED", 2**62)
+        patch.setattr(json_chunker, "_MIN_ITEMS_BATCHED", 2**62)
         walked = chunk_document(text)
     assert batched.chunks == walked.chunks
     assert batched.outline == walked.outline
@@ -655,14 +656,14 @@ def test_long_lists_batched_from_their_own_text_are_chunked_as_when_walked(
 
 def test_a_long_list_of_pairs_is_batched_with_item_titles(monkeypatch) -> None:
     batched = []
-    batch_items = jsondoc.JsonChunker._batch_items
+    batch_items = json_chunker.JsonChunker._batch_items
 
     def spied(*args):
         result = batch_items(*args)
         batched.append(result is not None)
         return result
 
-    monkeypatch.setattr(jsondoc.JsonChunker, "_batch_items", spied)
+    monkeypatch.setattr(json_chunker.JsonChunker, "_batch_items", spied)
     pairs = [[1700000000 + 15 * n, f"{n / 2}"] for n in range(400)]
     document = chunk_document(json.dumps({"metric": "load", "data": {"values": pairs}}))
     assert batched == [True]

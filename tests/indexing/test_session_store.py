@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.engine import store as store_module
+from indexing.engine import store_writes
 from indexing.engine.chunker import DocumentFormat, chunk_document, start_chunking
 from indexing.engine.errors import IndexToolError, LabelEvictedError
 from indexing.engine.labels import LabelCounter
@@ -457,7 +457,7 @@ def test_chunks_are_indexed_while_the_rest_are_still_being_made(
             written_before_the_end.append(feed.chunks._filling_titles is not None)
             yield batch
 
-    monkeypatch.setattr(store_module, "row_batches", watched)
+    monkeypatch.setattr(store_writes, "row_batches", watched)
     reservation = store.reserve("t:1", chunking.format, feed, tool="t", run=1)
     writer = threading.Thread(target=reservation.commit)
     writer.start()

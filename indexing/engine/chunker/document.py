@@ -5,6 +5,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 from indexing.engine.chunker.lines import Lines
+from indexing.engine.chunker.packed import PackedLines
 from indexing.engine.text import one_line
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class ParsedDocument:
     lines: Lines
     chunks: "ChunkList"
     outline: list[OutlineEntry] = field(default_factory=list)
-    raw: Lines | None = None
+    raw: PackedLines | None = None
 
     def body(self, chunk: Chunk) -> str:
         """The text a chunk covers, as it is indexed and shown in search hits."""

@@ -12,6 +12,7 @@ counting the quotes that no backslash escapes).
 """
 
 import re
+from array import array
 from collections.abc import Iterator
 
 import numpy as np
@@ -28,30 +29,14 @@ _CASE_BIT = ord("{") - ord("[")
 _QUOTE, _BACKSLASH = ord('"'), ord("\\")
 _OPENERS, _CLOSERS, _COMMA = b"{[", b"}]", ord(",")
 _WHITESPACE = re.compile(rb"[ \t\n\r]*")
-_JSON_WHITESPACE = frozenset(b" \t\n\r")
+_JSON_WHITESPACE = b" \t\n\r"
 _IS_SPACE = np.zeros(256, dtype=bool)
 _IS_SPACE[list(_JSON_WHITESPACE)] = True
+_SPACE_STEPS = 64
 MAX_SPAN_BYTES = 2 * MAX_CHUNK_CHARS
 """A chunk mapped onto the text as sent keeps its lines up to this size (an indentation
 wider than the pretty text's two spaces makes them larger); beyond, or holding a line too
 long for one chunk, its lines are cut into windows and parts as plain text's are."""
-
-
-class LineCounter:
-    """Counts the lines of a text written piece by piece, keeping none of it: what a large
-    document's pretty text needs when it is only measured (`json_members` writes it)."""
-
-    __slots__ = ("newlines", "complete")
-
-    def __init__(self) -> None:
-        self.newlines = 0
-        self.complete = False
-
-    def write(self, data: bytes) -> None:
-        self.newlines += data.count(b"\n")
-
-    def finish(self) -> None:
-        self.complete = True
 
 
 class JsonLayout:
@@ -70,18 +55,15 @@ class JsonLayout:
         # An opener right before a closer: an empty container (`{}`, `[ ]`, no line break)
         # unless a string or scalar stands between them (`["a"]`).
         pairs = np.flatnonzero(opens[:-1] & closes[1:])
-        adjacent = positions[pairs + 1] == positions[pairs] + 1
-        spaced = pairs[~adjacent & _IS_SPACE[data[positions[pairs] + 1]]]
-        empty = pairs[adjacent].tolist() + [
-            index
-            for index in spaced.tolist()
-            if not bytes(sent.text[positions[index] + 1 : positions[index + 1]]).strip()
-        ]
+        after_opener = _first_non_space(sent.text, data, positions[pairs] + 1)
+        empty = pairs[after_opener == positions[pairs + 1]]
         breaking[empty] = False
-        breaking[np.asarray(empty, dtype=np.int64) + 1] = False
-        self.after = (opens | (chars == _COMMA))[breaking]
-        """Whether each break follows its character (else it precedes a closer)."""
-        self.breaks = positions[breaking]
+        breaking[empty + 1] = False
+        # Not numpy arrays, which are slow to read an item at a time as chunks are mapped;
+        # nor lists, which take 40 bytes an item.
+        self.after = (opens | (chars == _COMMA))[breaking].tobytes()
+        """Whether each break follows its character (1, else 0: it precedes a closer)."""
+        self.breaks = array("q", positions[breaking].astype(np.int64).tobytes())
         """Where each break's character is in the text, in order."""
 
     def matches(self, pretty_line_count: int) -> bool:
@@ -95,7 +77,7 @@ class JsonLayout:
             position = 0
         else:
             index = min(pretty_index, len(self.breaks)) - 1
-            position = int(self.breaks[index]) + bool(self.after[index])
+            position = self.breaks[index] + self.after[index]
         text = self.sent.text
         position = _WHITESPACE.match(text, position).end()  # type: ignore[union-attr]
         return self.sent.index_at(min(position, max(0, len(text) - 1)))
@@ -106,11 +88,15 @@ class JsonLayout:
         if pretty_index >= len(self.breaks):
             position = len(text)
         elif self.after[pretty_index]:
-            return self.sent.index_at(int(self.breaks[pretty_index]))
+            return self.sent.index_at(self.breaks[pretty_index])
         else:
-            position = int(self.breaks[pretty_index])
-        while position > 0 and text[position - 1] in _JSON_WHITESPACE:
-            position -= 1
+            position = self.breaks[pretty_index]
+        while position > 0:  # back over the whitespace before it, a window at a time
+            window = text[max(0, position - 64) : position]
+            kept = len(window.rstrip(_JSON_WHITESPACE))
+            position -= len(window) - kept
+            if kept:
+                break
         return self.sent.index_at(max(0, position - 1))
 
     def chunks(
@@ -151,10 +137,10 @@ def _structural_positions(text: bytes | bytearray) -> np.ndarray:
         quotes = np.flatnonzero(block == _QUOTE)
         # A quote after a backslash may be escaped (a block's first quote may follow one in
         # the block before).
-        maybe_escaped = quotes[(block[quotes - 1] == _BACKSLASH) | (quotes == 0)]
+        maybe_escaped = np.flatnonzero((block[quotes - 1] == _BACKSLASH) | (quotes == 0))
         if len(maybe_escaped):
-            escaped = _escaped(data, maybe_escaped + offset)
-            quotes = quotes[~np.isin(quotes, maybe_escaped[escaped])]
+            escaped = _escaped(data, quotes[maybe_escaped] + offset)
+            quotes = np.delete(quotes, maybe_escaped[escaped])
         folded = block & ~np.uint8(_CASE_BIT)  # `{` as `[`, `}` as `]`: two tests, not four
         structural = np.flatnonzero(
             (folded == _OPENERS[1]) | (folded == _CLOSERS[1]) | (block == _COMMA)
@@ -163,6 +149,23 @@ def _structural_positions(text: bytes | bytearray) -> np.ndarray:
         found.append(structural[outside] + offset)
         in_string = (in_string + len(quotes)) % 2
     return np.concatenate(found) if found else np.zeros(0, np.int64)
+
+
+def _first_non_space(text: bytes, data: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The first position at or after each of `positions` that holds no JSON whitespace
+    (`len(data)` when none does): one numpy step per byte of whitespace (as indentation
+    takes), for up to _SPACE_STEPS bytes; a longer run is skipped by a regex."""
+    found = positions.copy()
+    going = np.flatnonzero(found < len(data))
+    for _ in range(_SPACE_STEPS):
+        if not len(going):
+            return found
+        going = going[_IS_SPACE[data[found[going]]]]
+        found[going] += 1
+        going = going[found[going] < len(data)]
+    for index in going.tolist():
+        found[index] = _WHITESPACE.match(text, int(found[index])).end()  # type: ignore[union-attr]
+    return found
 
 
 def _escaped(data: np.ndarray, positions: np.ndarray) -> np.ndarray:

@@ -1,15 +1,17 @@
 """A large JSON document read one member at a time as the chunker takes them, its pretty
-text written alongside.
+text written alongside when it is served.
 
 Holding a whole parsed document costs several times its size; here only one member of the
 top-level array or object (or of a top-level object's arrays and objects, or of an array
 in one of those objects) is alive at a time, and the text is written as the members are
 taken, so what is written can be indexed while the rest is read. The text written is
 exactly what orjson writes for the whole document (two-space indent).
-Anything orjson would not write exactly (NaN, Infinity, an integer beyond 64 bits, a lone
-surrogate, nesting deeper than it follows), duplicate keys and any malformed input raise
-`NotStreamable` when the reading comes to them, possibly after many members were taken:
-the document must then be read whole.
+NaN, Infinity, numbers beyond a double, duplicate keys of the containers read member by
+member and any malformed input raise `NotStreamable` when the reading comes to them,
+possibly after many members were taken: the document must then be read whole. So does,
+when the text is written, anything else orjson would not write exactly (an integer beyond
+64 bits, a lone surrogate, nesting deeper than it follows); when it is not, the chunker,
+which writes every value to measure it, finds those (`jsondoc`).
 """
 
 import json
@@ -20,11 +22,7 @@ from json.decoder import scanstring
 
 import orjson
 
-from indexing.engine.chunker.json_layout import LineCounter
 from indexing.engine.chunker.lines import Lines
-
-TextSink = Lines | LineCounter
-"""Where the pretty text is written: lines being written, or only counted."""
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
@@ -56,7 +54,7 @@ class _Reader:
 
     __slots__ = ("document", "at", "lines")
 
-    def __init__(self, document: str, lines: TextSink) -> None:
+    def __init__(self, document: str, lines: Lines | None) -> None:
         self.document = document
         self.at = _skip(document, 0)
         self.lines = lines
@@ -87,7 +85,8 @@ class Members:
         self._reader, self._depth = reader, depth
         self._keys: set[str] | None = set() if opener == "{" else None
         self.after: int | None = None
-        reader.lines.write(opener.encode() + b"\n")
+        if reader.lines is not None:
+            reader.lines.write(opener.encode() + b"\n")
 
     def __iter__(self) -> Iterator[tuple[str | None, "object | Members", int | None]]:
         try:
@@ -97,15 +96,16 @@ class Members:
 
     def _read(self) -> Iterator[tuple[str | None, "object | Members", int | None]]:
         reader, keys = self._reader, self._keys
-        document, write = reader.document, reader.lines.write
+        document, lines = reader.document, reader.lines
         pad = b"  " * (self._depth + 1)
         while True:
             key, at = None, reader.at
             if keys is not None:
                 key, at = _key(document, at, keys)
-                write(pad + orjson.dumps(key) + b": ")
-            else:
-                write(pad)
+                if lines is not None:
+                    lines.write(pad + orjson.dumps(key) + b": ")
+            elif lines is not None:
+                lines.write(pad)
             if key is not None and _opens_members(document, at, self._depth):
                 reader.at = at
                 nested = Members(reader, self._depth + 1)
@@ -116,8 +116,9 @@ class Members:
                     value, reader.at = _scan(document, at)
                 except StopIteration as error:
                     raise ValueError(f"no JSON value at {error.value}") from None
-                written = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-                write(written.replace(b"\n", b"\n" + pad))
+                if lines is not None:
+                    written = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+                    lines.write(written.replace(b"\n", b"\n" + pad))
                 last = self._end_member()
                 yield key, value, 0 if last else 1
             if last:
@@ -125,7 +126,8 @@ class Members:
         if self._depth == 0:
             if _skip(document, reader.at) != len(document):
                 raise ValueError("data after the document")
-            reader.lines.finish()
+            if lines is not None:
+                lines.finish()
         else:
             following = _skip(document, reader.at)
             self.after = 0 if document[following : following + 1] != "," else 1
@@ -135,20 +137,23 @@ class Members:
         reader = self._reader
         document, at = reader.document, _skip(reader.document, reader.at)
         follows = document[at : at + 1]
+        lines = reader.lines
         if follows == ",":
-            reader.lines.write(b",\n")
+            if lines is not None:
+                lines.write(b",\n")
             reader.at = _skip(document, at + 1)
             return False
         if follows != self._closer:
             raise ValueError(f"',' or {self._closer!r} expected at {at}")
-        reader.lines.write(b"\n" + b"  " * self._depth + follows.encode())
+        if lines is not None:
+            lines.write(b"\n" + b"  " * self._depth + follows.encode())
         reader.at = at + 1
         return True
 
 
-def read_members(document: str, lines: TextSink) -> Members:
-    """Start reading `document`, a JSON array or object, member by member into `lines`
-    (being written: finished once the last member has been taken).
+def read_members(document: str, lines: Lines | None) -> Members:
+    """Start reading `document`, a JSON array or object, member by member, written into
+    `lines` unless None (being written: finished once the last member has been taken).
 
     Raises:
         NotStreamable: the document does not open a non-empty array or object.

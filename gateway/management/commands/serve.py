@@ -1,0 +1,35 @@
+"""serve: run LocalRouter's HTTP server, the one LOCALROUTER_SERVER names (daphne or uvicorn)."""
+
+import os
+import sys
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from gateway import uvicorn_server
+
+
+class Command(BaseCommand):
+    help = (
+        "Serve LocalRouter (admin and /mcp) over HTTP with daphne (default) or uvicorn, "
+        "as LOCALROUTER_SERVER says."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+        parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+
+    def handle(self, *args, host: str, port: int, **options) -> None:
+        # Behind a TLS-ending proxy, its X-Forwarded-* headers give the client's address.
+        proxy_headers = settings.BEHIND_TLS_PROXY
+        if settings.HTTP_SERVER == "uvicorn":
+            uvicorn_server.serve(host, port, proxy_headers=proxy_headers)
+            return
+        # daphne installs Twisted's reactor as it is imported: start it afresh.
+        daphne = str(Path(sys.executable).parent / "daphne")
+        argv = [daphne, *(["--proxy-headers"] if proxy_headers else [])]
+        argv += ["-b", host, "-p", str(port), uvicorn_server.APPLICATION]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(daphne, argv)
