@@ -1,0 +1,139 @@
+"""A request reaching the worker that does not own its session is served by the owner.
+
+Two in-process workers share the machine's Redis (owners and the channel layer), as two
+daphne workers behind a balancer do; tests/e2e/test_several_workers.py runs real ones.
+"""
+
+import logging
+import os
+import re
+import uuid
+
+import pytest
+from channels.layers import get_channel_layer
+
+from gateway import exchange, forwarding
+from localrouter import config
+from tests.inprocess.asgi_http import (
+    Exchange,
+    call,
+    hanging_call,
+    once_the_id_is_free,
+    open_session,
+    post,
+    request,
+    request_headers,
+    sdk_client,
+)
+from tests.inprocess.database import add_client, add_upstream, echo_http_upstream
+from tests.inprocess.workers import Worker, receiving
+
+pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
+REDIS = os.environ.get("TEST_REDIS_URL")
+LISTING = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+LABEL = re.compile(r'indexed as "([^"]+)"')
+
+
+@pytest.fixture
+async def workers(settings, monkeypatch):
+    """Two workers (first, second) with REDIS_URL set, closed at the end."""
+    if not REDIS:
+        pytest.skip("TEST_REDIS_URL is not set (CI sets it to the machine's Redis)")
+    monkeypatch.setenv("REDIS_URL", REDIS)
+    settings.REDIS_URL = REDIS
+    settings.CHANNEL_LAYERS = config.channel_layers()
+    settings.UPSTREAM_START_BUDGET = 120
+    # Owners of this test only: other runs may share the Redis database.
+    monkeypatch.setattr(forwarding, "KEY_PREFIX", f"localrouter:test-{uuid.uuid4().hex}:")
+    monkeypatch.setattr(exchange, "get_gateway", receiving.get)
+    both = (Worker(), Worker())
+    yield both
+    for worker in both:
+        await worker.gateway.aclose()
+    await get_channel_layer().close_pools()
+
+
+async def test_a_session_opened_on_one_worker_is_served_by_the_other(workers, echo_token):
+    first, second = workers
+    session = await open_session(echo_token, app=first.app)
+    assert first.gateway.host.owns(session["Mcp-Session-Id"])
+    listed = await post(echo_token, LISTING, app=second.app, **session)
+    added = await post(
+        echo_token, call(3, "echo__add", {"a": 2, "b": 3}), app=second.app, **session
+    )
+    assert listed.status == 200
+    assert "echo__echo" in {tool["name"] for tool in listed.json()["result"]["tools"]}
+    assert added.headers["content-type"] == "application/json"
+    assert added.json()["result"]["content"][0]["text"] == "5"
+    assert not second.gateway.host.owns(session["Mcp-Session-Id"])
+    assert not second.gateway.sessions.live()
+
+
+async def test_a_streamed_answer_is_relayed_event_by_event(workers, echo_token):
+    first, second = workers
+    session = await open_session(echo_token, app=first.app)
+    progress = call(4, "echo__progress", {"steps": 3}, progressToken="p")
+    streamed = await post(echo_token, progress, app=second.app, **session)
+    assert streamed.headers["content-type"].startswith("text/event-stream")
+    messages = streamed.messages()
+    assert [m["params"]["progress"] for m in messages[:-1]] == [1, 2, 3]
+    assert messages[-1]["result"]["content"][0]["text"] == "done"
+
+
+async def test_delete_through_the_other_worker_ends_the_session_at_its_owner(workers, echo_token):
+    first, second = workers
+    session = await open_session(echo_token, app=first.app)
+    deleted = await request("DELETE", request_headers(echo_token, **session), app=second.app)
+    assert deleted.status == 200
+    gone = await post(echo_token, LISTING, app=first.app, **session)
+    assert gone.status == 404
+    assert not first.gateway.sessions.live()
+
+
+async def test_a_silent_owner_is_treated_as_gone(workers, monkeypatch, caplog):
+    _, second = workers
+    token = await add_client("alice")
+    monkeypatch.setattr(exchange, "OWNER_SILENCE_SECONDS", 0.5)
+    session_id = uuid.uuid4().hex
+    await second.gateway.forwarding.directory.claim(session_id, "specific.gone!worker")
+    with caplog.at_level(logging.WARNING):
+        answer = await post(
+            token,
+            LISTING,
+            app=second.app,
+            Mcp_Session_Id=session_id,
+            MCP_Protocol_Version="2025-06-18",
+        )
+    assert answer.status == 404
+    assert answer.error["message"] == "Session not found"
+    assert "did not answer; treating it as gone" in caplog.text
+
+
+async def test_a_client_leaving_a_relayed_stream_reaches_the_owner(workers, echo_token):
+    first, second = workers
+    session = await open_session(echo_token, app=first.app)
+    hanging = Exchange("POST", request_headers(echo_token, **session), app=second.app)
+    await hanging.send_json(hanging_call(5))
+    await hanging.read_until(b"notifications/progress")
+    await hanging.leave()
+    # The owner's copy of the exchange saw the client go and ended the call: its id is free.
+    again = await once_the_id_is_free(
+        lambda: post(echo_token, call(5, "echo__echo", {"text": "back"}), app=second.app, **session)
+    )
+    assert again.messages()[-1]["result"]["content"][0]["text"] == "back"
+
+
+async def test_a_2026_client_is_served_by_the_worker_that_holds_its_index(workers, echo_http):
+    first, second = workers
+    await add_upstream(**echo_http_upstream(echo_http.url))
+    token = await add_client("hana", response_threshold=2048, catalog_indexing_enabled=False)
+    async with sdk_client(token, app=first.app) as client:
+        big = await client.call_tool("echo__big_text", {"size": 20_000})
+    label = LABEL.search(big.content[0].text).group(1)
+    async with sdk_client(token, app=second.app) as client:
+        page = await client.call_tool("IndexRead", {"label": label, "limit": 1})
+    assert not page.is_error, page.content[0].text
+    assert page.content[0].text.startswith("1-1: xxxx")
+    [session] = first.gateway.sessions.live()
+    assert session.key.startswith("client-")
+    assert not second.gateway.sessions.live()
