@@ -57,17 +57,10 @@ def open_transport(spec: UpstreamSpec) -> Transport:
 
 @asynccontextmanager
 async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams]:
-    """Streamable HTTP over an HTTP client of our own, closed with the transport (the SDK
-    leaves a client it was given open: its sockets would outlive the connection)."""
-    forget_refusal(spec.name)
-    return _streamable_http(spec)
-
-
-@asynccontextmanager
-async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams]:
     """The Streamable HTTP transport with an HTTP client of its own, closed with it (the SDK
     closes only the clients it makes itself, which would leave the connections open)."""
     assert spec.url is not None
+    forget_refusal(spec.name)
     http_client = create_mcp_http_client(
         headers=dict(spec.headers),
         timeout=httpx2.Timeout(spec.timeout, read=max(spec.timeout, MCP_DEFAULT_SSE_READ_TIMEOUT)),
