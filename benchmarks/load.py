@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import math
 import sys
 import tempfile
@@ -146,9 +147,12 @@ def client_factory(url: str, live: LiveGateway, token: str):
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    def factory(era: str):
-        transport = streamable_http_client(url, http_client=live.http(token))
-        return Client(transport, mode=era)
+    @contextlib.asynccontextmanager
+    async def factory(era: str):
+        async with live.http(token) as http:  # the SDK leaves a client it is given open
+            transport = streamable_http_client(url, http_client=http)
+            async with Client(transport, mode=era) as client:
+                yield client
 
     return factory
 

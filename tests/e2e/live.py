@@ -111,11 +111,10 @@ class LiveGateway:
     @asynccontextmanager
     async def client(self, name: str = "alice", *, mode: str = "legacy", **kwargs):
         """An SDK client connected through the gateway as the named client."""
-        transport = streamable_http_client(
-            self.url, http_client=self.http(self.tokens[name]), max_sse_event_size=None
-        )
-        async with Client(transport, mode=mode, **kwargs) as client:
-            yield client
+        async with self.http(self.tokens[name]) as http:  # the SDK leaves a given client open
+            transport = streamable_http_client(self.url, http_client=http, max_sse_event_size=None)
+            async with Client(transport, mode=mode, **kwargs) as client:
+                yield client
 
 
 def start_daphne(live: LiveGateway, port: int, log_path: Path) -> subprocess.Popen:

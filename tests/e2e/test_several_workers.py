@@ -47,10 +47,10 @@ def workers(tmp_path_factory):
 
 @asynccontextmanager
 async def balanced_client(workers, mode: str, **options):
-    http = workers.http(workers.tokens["hana"])
-    transport = streamable_http_client(workers.extra["balanced"], http_client=http)
-    async with Client(transport, mode=mode, **options) as client:
-        yield client
+    async with workers.http(workers.tokens["hana"]) as http:
+        transport = streamable_http_client(workers.extra["balanced"], http_client=http)
+        async with Client(transport, mode=mode, **options) as client:
+            yield client
 
 
 async def test_a_session_opened_on_one_worker_is_served_by_the_other(workers):
