@@ -25,6 +25,7 @@ class Envelope:
     method: str | None = None
     request_id: str | int | None = None  # set for requests (not notifications)
     error: tuple[int, str] | None = None
+    is_response: bool = False  # the client answering a server-to-client request
 
 
 def nested_too_deep(body: bytes) -> bool:
@@ -63,5 +64,5 @@ def inspect_body(body: bytes) -> Envelope:
             return Envelope(error=(INVALID_PARAMS, 'Invalid params: "params" must be an object'))
         return Envelope(method=method, request_id=request_id)
     if "id" in message and ("result" in message or "error" in message):
-        return Envelope()  # a response to a server-to-client request
+        return Envelope(is_response=True)  # a response to a server-to-client request
     return Envelope(error=(INVALID_REQUEST, 'Invalid Request: no "method"'))

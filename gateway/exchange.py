@@ -156,7 +156,9 @@ async def _serve_here(
     # Keyed by client too: another client's guess at a session id learns nothing here.
     session_key = f"{identity.id}/{session_id}" if session_id else None
     try:
-        with gateway.inflight.serving(session_key, envelope.request_id):
+        with gateway.inflight.serving(
+            session_key, envelope.request_id, answer=envelope.is_response
+        ):
             await gateway.host.handle({**scope, "user": AuthenticatedUser(access)}, receive, send)
     except DuplicateRequestId as error:
         refusal = http_errors.refusal(400, str(error), request_id=error.request_id)

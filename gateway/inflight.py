@@ -2,8 +2,10 @@
 
 The SDK's transport keys a request's response stream by its JSON-RPC id within the
 session: a second request with the id of one still running would take over its stream
-and leave the first without an answer for ever. At shutdown no exchange is admitted any
-more and the requests already running get a grace period to finish.
+and leave the first without an answer for ever. At shutdown no new exchange is admitted,
+and the requests already running get a grace period to finish; a client's answer to an
+upstream's sampling or elicitation request is still let in, since a running call waits
+for it.
 """
 
 from __future__ import annotations
@@ -38,14 +40,17 @@ class InFlightRequests:
         self.closed = False
 
     @contextlib.contextmanager
-    def serving(self, session_key: str | None, request_id: RequestId | None) -> Iterator[None]:
-        """Admit one exchange for the duration of the block.
+    def serving(
+        self, session_key: str | None, request_id: RequestId | None, *, answer: bool = False
+    ) -> Iterator[None]:
+        """Admit one exchange for the duration of the block; `answer`: it is the client's
+        response to a server-to-client request (admitted while stopping too).
 
         Raises:
-            ServerStopping: `close()` was called.
+            ServerStopping: `close()` was called (and this is not an answer).
             DuplicateRequestId: the session already has a request with this id running.
         """
-        if self.closed:
+        if self.closed and not answer:
             raise ServerStopping()
         if request_id is None:  # a notification, a response, a GET stream or a DELETE
             yield
