@@ -35,6 +35,21 @@ def params(state: str | None = None, responses: dict | None = None):
     )
 
 
+def asking_until_cancelled():
+    """An upstream call that asks the client one question, and the event set once it is
+    cancelled while waiting for the answer."""
+    cancelled = asyncio.Event()
+
+    async def call(parked):
+        try:
+            return await parked.ask(question("q?"))
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    return call, cancelled
+
+
 async def test_a_call_that_asks_nothing_returns_its_result_in_one_round():
     async def call(parked):
         return "done"
@@ -82,14 +97,7 @@ async def test_a_state_is_good_for_one_retry_only():
 async def test_a_parked_call_the_client_never_resumes_is_cancelled(monkeypatch):
     monkeypatch.setattr(input_rounds, "PARK_SECONDS", 0.01)
     rounds = InputRounds()
-    cancelled = asyncio.Event()
-
-    async def call(parked):
-        try:
-            return await parked.ask(question("q?"))
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
+    call, cancelled = asking_until_cancelled()
 
     first = await rounds.call(ctx(1), params(), call)
     await asyncio.wait_for(cancelled.wait(), 5)
@@ -99,14 +107,7 @@ async def test_a_parked_call_the_client_never_resumes_is_cancelled(monkeypatch):
 
 async def test_ending_the_session_cancels_its_parked_calls():
     rounds = InputRounds()
-    cancelled = asyncio.Event()
-
-    async def call(parked):
-        try:
-            return await parked.ask(question("q?"))
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
+    call, cancelled = asking_until_cancelled()
 
     await rounds.call(ctx(1), params(), call)
     rounds.aclose()
