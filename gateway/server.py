@@ -54,7 +54,7 @@ def build_server(sessions: SessionRegistry, list_changes: ListChangeBus) -> Gate
         ctx, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         session = sessions.session_for(ctx)
-        return await session.call_tool(params.name, params.arguments, ctx, params)
+        return await session.call_tool(ctx, params)
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=(await view(ctx)).resources())

@@ -173,20 +173,17 @@ class GatewaySession:
         )
 
     async def call_tool(
-        self,
-        name: str,
-        arguments: dict[str, Any] | None,
-        ctx: Any,
-        params: types.CallToolRequestParams | None = None,
+        self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         """Call a tool through its upstream; upstream failures become tool errors.
 
-        In the 2026-07-28 era (`params` given), a round may end with `input_required`
-        when the upstream asks the client something (see `gateway.input_rounds`).
+        In the 2026-07-28 era a round may end with `input_required` when the upstream asks
+        the client something (see `gateway.input_rounds`).
 
         Raises:
             MCPError: the tool does not exist for this client (same message either way).
         """
+        name, arguments = params.name, params.arguments
         self.touch()
         view = await self.view()
         if self.index.is_index_tool(name):
@@ -200,7 +197,7 @@ class GatewaySession:
         if route is None:
             raise MCPError(code=types.INVALID_PARAMS, message=UNKNOWN_TOOL.format(name=name))
         upstream, tool = route
-        if params is None or params.request_state is None:  # a call's later rounds: same call
+        if params.request_state is None:  # a call's later rounds count as the same call
             self.stats.calls[name] += 1
         self.in_flight[upstream] += 1
         try:
@@ -212,7 +209,7 @@ class GatewaySession:
                         tool, arguments, progress_callback=caller.session.report_progress
                     )
 
-            if params is not None and self.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            if self.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 result = await self.rounds.call(ctx, params, upstream_call)
                 if isinstance(result, types.InputRequiredResult):
                     return result
