@@ -66,20 +66,11 @@ from indexing.engine.embeddings import (  # noqa: E402
     model_folder_ready,
 )
 from indexing.engine.fusion import reciprocal_rank_fusion  # noqa: E402
-from indexing.engine.hybrid import CatalogVectors, hybrid_hits  # noqa: E402
+from indexing.engine.hybrid import DENSE_WEIGHT, DEPTH, CatalogVectors, hybrid_hits  # noqa: E402
 from localrouter import config  # noqa: E402
 
 FUSION_DEPTH = 40  # lexical hits fused with the embedding ranking
 CUT_DEPTH = 20  # (d): candidates taken from each ranking
-
-
-def weighted_fusion(rankings: list[list[str]], weights: list[float], k: int) -> list[str]:
-    """Reciprocal rank fusion with a weight per ranking (for the sweep)."""
-    scores: dict[str, float] = {}
-    for ranking, weight in zip(rankings, weights, strict=True):
-        for rank, key in enumerate(ranking, start=1):
-            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
-    return sorted(scores, key=lambda key: -scores[key])
 
 
 def embedding_text(document: str, mode: str) -> str:
@@ -171,7 +162,11 @@ def main() -> None:
             ("embedding", "(b) embeddings only"),
             ("hybrid", "(c) RRF hybrid (a') + (b), k=60"),
             ("cut", f"(d) RRF hybrid, both cut to top {CUT_DEPTH}, k=60"),
-            ("gateway", "(e) IndexSearch with vector_search on (`indexing.engine.hybrid`)"),
+            (
+                "gateway",
+                "(e) IndexSearch with vector_search on (`indexing.engine.hybrid`: top "
+                f"{DEPTH} of each, embeddings weighted {DENSE_WEIGHT:g}x)",
+            ),
         )
     }
     served = CatalogVectors(documents, embedder)
@@ -294,7 +289,9 @@ def sweep(pairs: list[tuple[list[str], list[str], list[str]]]) -> list[str]:
             for weight in weights:
                 found = 0
                 for lexical, dense, expected in pairs:
-                    fused = weighted_fusion([lexical[:depth], dense[:depth]], [1.0, weight], k)
+                    fused = reciprocal_rank_fusion(
+                        [lexical[:depth], dense[:depth]], k, weights=(1.0, weight)
+                    )
                     rank = rank_of(fused, expected)
                     found += rank is not None and rank <= 5
                 cells.append(f"{found / len(pairs):.2f}")

@@ -35,6 +35,13 @@ def test_fusion_rewards_agreement_and_keeps_first_rank() -> None:
     assert reciprocal_rank_fusion([]) == []
 
 
+def test_weighted_fusion_lets_the_heavier_ranking_lead() -> None:
+    lexical, dense = ["a", "b"], ["b", "c"]
+    assert reciprocal_rank_fusion([lexical, dense], k=60) == ["b", "a", "c"]
+    # weight 3: "c" (second in dense only, 3/62) beats "a" (first in lexical only, 1/61)
+    assert reciprocal_rank_fusion([lexical, dense], k=60, weights=(1, 3)) == ["b", "c", "a"]
+
+
 def test_cosine_ranking_orders_by_dot_product() -> None:
     matrix = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], dtype=np.float32)
     query = np.array([0.0, 1.0], dtype=np.float32)
