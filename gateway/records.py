@@ -92,8 +92,8 @@ def _labels(session: GatewaySession) -> list[dict]:
 def _write(rows: list[tuple[str, dict, list[dict]]], seen: list[int]) -> None:
     close_old_connections()
     mark_seen(seen)
-    with transaction.atomic():  # a record and its labels are saved together or not at all
-        for key, fields, labels in rows:
+    for key, fields, labels in rows:
+        with transaction.atomic():  # a record and its labels are saved together or not at all
             record, _ = SessionRecord.objects.update_or_create(key=key, defaults=fields)
             known = set(record.labels.values_list("label", flat=True))
             IndexedLabel.objects.bulk_create(
