@@ -19,6 +19,11 @@ misses) and `test` (report it; its misses are never printed). Reported per split
 document kind: recall@1/@5/@10 and MRR (over the top DEEP hits), and the same for a baseline
 in the same run: plain BM25 over fixed BASELINE_LINES-line windows of the document.
 
+Where the embedding model is installed (as `make serve` installs it), every question is also
+searched as IndexSearch ranks with vector search on once a response's vectors are computed
+(`indexing.engine.response_vectors.hybrid_response_hits`). Piece vectors are kept in
+var/retrieval-vectors.npz (by text) so that reruns take seconds; `--no-vectors` skips this.
+
 The markdown goes to stdout and into docs/benchmarks.md between `<!-- retrieval:start -->`
 and `<!-- retrieval:end -->`.
 """
@@ -26,8 +31,10 @@ and `<!-- retrieval:end -->`.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
+import os
 import re
 import statistics
 import sys
@@ -38,14 +45,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0:1] = [str(ROOT)]  # run as a script, `import indexing` must find the package
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as catalog_hybrid.py: before numpy
 
 from benchmarks import _docs  # noqa: E402
 from indexing.engine.chunker import chunk_document  # noqa: E402
 from indexing.engine.compressor import ResponseCompressor  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
+from indexing.engine.response_vectors import (  # noqa: E402
+    DENSE_WEIGHT,
+    DEPTH,
+    FUSION_K,
+    PIECE_LINES,
+    ResponseVectors,
+    hybrid_response_hits,
+)
 from indexing.engine.search import location  # noqa: E402
 from indexing.engine.store import Hit, SessionStore  # noqa: E402
 from indexing.engine.text import one_line, sanitize  # noqa: E402
+from localrouter import config  # noqa: E402
 from tests.engine_helpers import compress_text  # noqa: E402
 
 SECTION = "retrieval"
@@ -58,6 +75,7 @@ DEEP = 10  # hits asked per question; MRR counts a miss below this as 0
 BASELINE_LINES = 40
 TARGET_RECALL_AT_5 = 0.9
 TARGET_RECALL_AT_1 = 0.65
+VECTOR_CACHE = ROOT / "var" / "retrieval-vectors.npz"
 
 
 @dataclass(frozen=True)
@@ -90,6 +108,7 @@ class Outcome:
     rank: int | None  # 1-based rank of the answer's chunk in the top DEEP, None if below
     baseline_rank: int | None
     first_hit: Hit | None
+    hybrid_rank: int | None = None  # with vectors; None also when there are none
 
     @property
     def split(self) -> str:
@@ -118,6 +137,62 @@ def index_all(store: SessionStore, documents: list[Document]) -> dict[str, Index
             stats.original_bytes,
         )
     return indexed
+
+
+# --------------------------------------------------------------------------- vectors
+
+
+class CachedModel:
+    """The embedding model behind a cache of vectors by text, kept in VECTOR_CACHE."""
+
+    def __init__(self, model) -> None:
+        import numpy as np
+
+        self.model = model
+        self.dimensions = model.dimensions
+        self.cpu_seconds = 0.0
+        self.embedded_bytes = 0
+        self.cache: dict[str, np.ndarray] = {}
+        if VECTOR_CACHE.is_file():
+            with np.load(VECTOR_CACHE) as stored:
+                self.cache = {key: stored[key] for key in stored.files}
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        keys = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
+        missing = {
+            key: text for key, text in zip(keys, texts, strict=True) if key not in self.cache
+        }
+        if missing:
+            started = time.process_time()
+            vectors = self.model.embed(list(missing.values()))
+            self.cpu_seconds += time.process_time() - started
+            self.embedded_bytes += sum(len(text.encode()) for text in missing.values())
+            self.cache.update(zip(missing, vectors, strict=True))
+        return np.stack([self.cache[key] for key in keys]) if keys else np.zeros((0, 384))
+
+    def save(self) -> None:
+        import numpy as np
+
+        VECTOR_CACHE.parent.mkdir(exist_ok=True)
+        np.savez(VECTOR_CACHE, **self.cache)
+
+
+def response_vectors(store: SessionStore, indexed: dict[str, Indexed]):
+    """Every document's vectors as the gateway computes them, and the cached model; None
+    without the model (or numpy & co.)."""
+    folder = config.embedding_model_dir(ROOT)
+    if not config.embedding_backend_ready(folder):
+        return None
+    from indexing.engine.embeddings import Embedder
+
+    model = CachedModel(Embedder.from_path(folder))
+    vectors = ResponseVectors()
+    for doc in indexed.values():
+        vectors.add(store, doc.label, model)
+    model.save()
+    return vectors, model
 
 
 # --------------------------------------------------------------------------- baseline
@@ -165,7 +240,9 @@ class WindowBM25:
 # --------------------------------------------------------------------------- evaluation
 
 
-def evaluate(store: SessionStore, indexed: dict[str, Indexed]) -> list[Outcome]:
+def evaluate(
+    store: SessionStore, indexed: dict[str, Indexed], vectors: ResponseVectors | None
+) -> list[Outcome]:
     baselines = {key: WindowBM25(doc.lines, BASELINE_LINES) for key, doc in indexed.items()}
     outcomes = []
     for entry in json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]:
@@ -174,10 +251,12 @@ def evaluate(store: SessionStore, indexed: dict[str, Indexed]) -> list[Outcome]:
         if len(lines) != 1:
             raise ValueError(f"{entry['id']}: answer on {len(lines)} lines, expected exactly 1")
         hits = store.search(entry["q"], source=doc.label, limit=DEEP)
-        rank = next(
-            (r for r, hit in enumerate(hits, 1) if hit.start_line <= lines[0] <= hit.end_line),
-            None,
-        )
+        rank = _rank_of(hits, lines[0])
+        hybrid = None
+        if vectors is not None:
+            fused = hybrid_response_hits(store, vectors, entry["q"], doc.label, DEEP)
+            assert fused is not None, f"{doc.label} has no vectors"
+            hybrid = _rank_of(fused, lines[0])
         outcomes.append(
             Outcome(
                 entry["id"],
@@ -188,9 +267,16 @@ def evaluate(store: SessionStore, indexed: dict[str, Indexed]) -> list[Outcome]:
                 rank,
                 baselines[entry["doc"]].rank_of(entry["q"], lines[0], DEEP),
                 hits[0] if hits else None,
+                hybrid,
             )
         )
     return outcomes
+
+
+def _rank_of(hits: list[Hit], line: int) -> int | None:
+    return next(
+        (r for r, hit in enumerate(hits, 1) if hit.start_line <= line <= hit.end_line), None
+    )
 
 
 def recall(ranks: list[int | None], k: int) -> float:
@@ -201,30 +287,35 @@ def mrr(ranks: list[int | None]) -> float:
     return sum(1 / r for r in ranks if r is not None) / len(ranks) if ranks else 0.0
 
 
-def _row(name: str, outcomes: list[Outcome], bold: bool = False) -> str:
-    ours = [o.rank for o in outcomes]
-    base = [o.baseline_rank for o in outcomes]
-    cells = [
-        f"{recall(ours, 1):.2f}",
-        f"{recall(ours, 5):.2f}",
-        f"{recall(ours, 10):.2f}",
-        f"{mrr(ours):.2f}",
-        f"{recall(base, 1):.2f}",
-        f"{recall(base, 5):.2f}",
-        f"{mrr(base):.2f}",
-    ]
+def _row(name: str, outcomes: list[Outcome], vectors: bool, bold: bool = False) -> str:
+    columns = [[o.rank for o in outcomes], [o.baseline_rank for o in outcomes]]
+    if vectors:
+        columns.insert(1, [o.hybrid_rank for o in outcomes])
+    cells = []
+    for number, ranks in enumerate(columns):
+        cells += [f"{recall(ranks, 1):.2f}", f"{recall(ranks, 5):.2f}"]
+        if number < len(columns) - 1:  # the baseline's R@10 is not shown
+            cells.append(f"{recall(ranks, 10):.2f}")
+        cells.append(f"{mrr(ranks):.2f}")
     if bold:
         cells = [f"**{c}**" for c in cells]
     return f"| {name} | {len(outcomes)} | " + " | ".join(cells) + " |"
 
 
-def report(indexed: dict[str, Indexed], outcomes: list[Outcome], seconds: float) -> str:
+def report(
+    indexed: dict[str, Indexed],
+    outcomes: list[Outcome],
+    seconds: float,
+    model: CachedModel | None,
+    options: str,
+) -> str:
+    vectors = model is not None
     kinds = sorted({doc.document.kind for doc in indexed.values()})
     total = sum(doc.size for doc in indexed.values())
     out = [
         "## Retrieval",
         "",
-        f"Run {_docs.machine()}, with `.venv/bin/python benchmarks/retrieval.py`.",
+        f"Run {_docs.machine()}, with `.venv/bin/python benchmarks/retrieval.py{options}`.",
         "",
         f"{len(outcomes)} questions (`benchmarks/retrieval_questions.json`) over {len(indexed)} "
         f"real documents of {len(kinds)} kinds ({total / 2**20:.1f} MiB, "
@@ -239,27 +330,52 @@ def report(indexed: dict[str, Indexed], outcomes: list[Outcome], seconds: float)
         f"plain BM25 over fixed {BASELINE_LINES}-line windows of the same document, in the "
         "same run. The split is a hash of the question id: **dev** is tuned on, **test** is "
         "only reported (its misses are never printed).",
-        "",
     ]
-    header = [
-        "| kind | questions | R@1 | R@5 | R@10 | MRR | baseline R@1 | baseline R@5 "
-        "| baseline MRR |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    if vectors:
+        out += [
+            "",
+            "*Keywords* is the ranking without the embedding model (and, with it, until a "
+            "response's vectors are computed); *hybrid* is IndexSearch with vector search on "
+            "once they are (`indexing.engine.response_vectors`: all-MiniLM-L6-v2 vectors of "
+            f"{PIECE_LINES}-line pieces, a chunk scored by its best piece, the top {DEPTH} of "
+            f"each ranking fused by RRF, k {FUSION_K}, embeddings weighted {DENSE_WEIGHT:g}x).",
+        ]
+    header = "| kind | questions | R@1 | R@5 | R@10 | MRR | "
+    if vectors:
+        header = (
+            "| kind | questions | keywords R@1 | keywords R@5 | keywords R@10 | keywords MRR "
+            "| hybrid R@1 | hybrid R@5 | hybrid R@10 | hybrid MRR | "
+        )
+    header += "baseline R@1 | baseline R@5 | baseline MRR |"
+    rule = "|---|" + "---:|" * (header.count("|") - 2)
     for split in _docs.SPLITS:
         mine = [o for o in outcomes if o.split == split]
-        out += [f"### {split}", "", *header]
+        out += ["", f"### {split}", "", header, rule]
         for kind in kinds:
-            out.append(_row(kind, [o for o in mine if o.kind == kind]))
-        out += [_row(f"**all {split}**", mine, bold=True), ""]
-    test = [o.rank for o in outcomes if o.split == "test"]
-    r1, r5 = recall(test, 1), recall(test, 5)
+            out.append(_row(kind, [o for o in mine if o.kind == kind], vectors))
+        out.append(_row(f"**all {split}**", mine, vectors, bold=True))
+    out.append("")
+    rankings = {"keywords": [o.rank for o in outcomes if o.split == "test"]}
+    if vectors:
+        rankings["hybrid"] = [o.hybrid_rank for o in outcomes if o.split == "test"]
+    for name, test in rankings.items():
+        r1, r5 = recall(test, 1), recall(test, 5)
+        out.append(
+            f"Targets on test, {name}: recall@5 >= {TARGET_RECALL_AT_5:g} "
+            + ("**met**" if r5 >= TARGET_RECALL_AT_5 else "**missed**")
+            + f" ({r5:.2f}); recall@1 >= {TARGET_RECALL_AT_1:g} "
+            + ("**met**" if r1 >= TARGET_RECALL_AT_1 else "**missed**")
+            + f" ({r1:.2f}).",
+        )
+    out += ["", f"{len(outcomes)} questions searched in {seconds:.1f} s (both rankings)."]
+    if model is not None and model.embedded_bytes:
+        per_mib = model.cpu_seconds / (model.embedded_bytes / 2**20)
+        out[-1] += (
+            f" Embedding the pieces not yet in var/retrieval-vectors.npz "
+            f"({model.embedded_bytes / 2**20:.2f} MiB of text) took {model.cpu_seconds:.0f} "
+            f"CPU-seconds: {per_mib:.0f} CPU-seconds per MiB (one BLAS thread)."
+        )
     out += [
-        f"Targets on test: recall@5 >= {TARGET_RECALL_AT_5:g} "
-        + ("**met**" if r5 >= TARGET_RECALL_AT_5 else "**missed**")
-        + f" ({r5:.2f}); recall@1 >= {TARGET_RECALL_AT_1:g} "
-        + ("**met**" if r1 >= TARGET_RECALL_AT_1 else "**missed**")
-        + f" ({r1:.2f}). {len(outcomes)} questions searched in {seconds:.1f} s.",
         "",
         "| document | kind | from | lines | chunks | questions (dev/test) |",
         "|---|---|---|---:|---:|---:|",
@@ -284,7 +400,10 @@ def dev_misses(outcomes: list[Outcome]) -> str:
             continue
         first = o.first_hit
         instead = f"{location(first)} {one_line(first.title, 50)}" if first else "no hits"
-        rows.append(f"{o.id:30} L{o.line:<6} rank={o.rank or '-':<3} {o.question}  <- {instead}")
+        rows.append(
+            f"{o.id:30} L{o.line:<6} rank={o.rank or '-':<3} hybrid={o.hybrid_rank or '-':<3} "
+            f"{o.question}  <- {instead}"
+        )
     return "\n".join(rows)
 
 
@@ -294,15 +413,20 @@ def main() -> None:
     parser.add_argument(
         "--dev-misses", action="store_true", help="list the dev split's misses on stderr"
     )
+    parser.add_argument(
+        "--no-vectors", action="store_true", help="keywords only, even with the model installed"
+    )
     options = parser.parse_args()
     store = SessionStore()
     indexed = index_all(store, load_documents())
+    found = None if options.no_vectors else response_vectors(store, indexed)
+    vectors, model = found if found is not None else (None, None)
     started = time.perf_counter()
-    outcomes = evaluate(store, indexed)
+    outcomes = evaluate(store, indexed, vectors)
     seconds = time.perf_counter() - started
     if options.dev_misses:
         print(dev_misses(outcomes), file=sys.stderr)
-    text = report(indexed, outcomes, seconds)
+    text = report(indexed, outcomes, seconds, model, " --no-vectors" * options.no_vectors)
     print(text)
     if not options.no_docs:
         _docs.write_section(SECTION, text)

@@ -13,6 +13,7 @@ from django.conf import settings as django_settings
 
 from clients.context_settings import EffectiveSettings
 from gateway.catalog_view import Activation, CatalogView
+from gateway.response_embeddings import ResponseEmbeddings
 from indexing.background import log_failure
 from indexing.engine.catalog_chunks import chunk_catalog_document
 from indexing.engine.compressor import ResponseCompressor
@@ -81,6 +82,7 @@ class SessionIndex:
         self._store: SessionStore | None = None
         self._catalog_indexing: asyncio.Task | None = None
         self._catalog: tuple[CatalogTemplate, list[tuple[str, str]]] | None = None
+        self._responses = ResponseEmbeddings()
         self.searches = 0
         self.reads = 0
 
@@ -157,17 +159,22 @@ class SessionIndex:
         return result, activation
 
     def _hybrid_ranker(self) -> Ranker | None:
-        """With vector search on, catalog searches (`source` under `mcp/`) fuse in embeddings."""
-        if not self.settings.vector_search or self._catalog is None:
+        """With vector search on, catalog searches (`source` under `mcp/`) fuse in the
+        catalog's embeddings, other searches those of the responses they cover, each once
+        computed; until then (and without the model) keywords alone rank."""
+        if not self.settings.vector_search:
             return None
-        vectors = self._catalog[0].ready_vectors(self._catalog[1])
-        if vectors is None:
-            return None
-        store = self.store
+        catalog = None
+        if self._catalog is not None:
+            catalog = self._catalog[0].ready_vectors(self._catalog[1])
+        store, responses = self.store, self._responses
 
         def rank(query: str, source: str | None, limit: int) -> list:
             if source is not None and source.startswith("mcp/"):
-                return hybrid_hits(store, vectors, query, source, limit)
+                if catalog is not None:
+                    return hybrid_hits(store, catalog, query, source, limit)
+            elif (hits := responses.search(store, query, source, limit)) is not None:
+                return hits
             return store.search(query, source=source, limit=limit)
 
         return rank
@@ -176,7 +183,7 @@ class SessionIndex:
         """The result as the client gets it: large text indexed behind a placeholder."""
         if not self.enabled:
             return result
-        compressed, _ = await compress_result(
+        compressed, compression = await compress_result(
             result,
             ResponseCompressor(self.store),
             tool_name=name,
@@ -184,9 +191,12 @@ class SessionIndex:
             search_tool=self.settings.search_tool_name,
             read_tool=self.settings.read_tool_name,
         )
+        if compression is not None and self.settings.vector_search:
+            self._responses.schedule(self.store, compression)  # after the placeholder is made
         return compressed
 
     async def aclose(self) -> None:
+        self._responses.close()
         if self._catalog_indexing is not None:
             self._catalog_indexing.cancel()
         if self._store is not None:  # in a thread: closing waits for responses being written

@@ -336,6 +336,12 @@ class SessionStore:
             ]
             return self._hits(reciprocal_rank_fusion(rankings)[:limit])
 
+    def searched_labels(self, source: str | None) -> list[str]:
+        """The live labels `search(..., source=source)` looks in, oldest first."""
+        with self._lock:
+            self._wait_for_reserved()
+            return [info.label for info in self._under(source or "")]
+
     def _under(self, source: str) -> list[DocumentInfo]:
         """The live documents a `source` names: those whose labels start with it, but only
         the response itself for a response's own label (`t:3` is not `t:30` to `t:39`)."""
@@ -360,6 +366,20 @@ class SessionStore:
             if info is None or info.last_chunk < info.first_chunk:
                 return None
             return self._hits([info.first_chunk])[0]
+
+    def hits(self, chunk_ids: list[int]) -> list[Hit]:
+        """Chunks by id, as search hits, in the given order; ids of no live document are
+        left out."""
+        with self._lock:
+            self._wait_for_reserved()
+            documents = list(self._documents.values())
+            firsts = [info.first_chunk for info in documents]
+            live = []
+            for chunk_id in chunk_ids:
+                at = bisect_right(firsts, chunk_id) - 1
+                if at >= 0 and chunk_id <= documents[at].last_chunk:
+                    live.append(chunk_id)
+            return self._hits(live)
 
     def _hits(self, chunk_ids: list[int]) -> list[Hit]:
         """Load chunks by id, keeping the given order."""

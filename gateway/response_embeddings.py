@@ -1,0 +1,51 @@
+"""The embeddings of a session's compressed responses, for hybrid search over them.
+
+Computed after the placeholder is sent, on one process-wide thread (one response at a time:
+a MiB of text takes minutes of CPU, and the event loop keeps the other core), with the
+model `indexing.engine.hybrid.embedder` loads once per process.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+from django.conf import settings as django_settings
+
+from indexing.background import log_failure
+from indexing.engine.compressor import Compression
+from indexing.engine.hybrid import embedder
+from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits
+from indexing.engine.store import Hit, SessionStore
+
+logger = logging.getLogger(__name__)
+_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-embeddings")
+_EMBEDDING_FAILED = log_failure(logger, "Embedding a compressed response failed")
+
+
+class ResponseEmbeddings:
+    """One session's response vectors: scheduled per response, used once all are ready."""
+
+    def __init__(self) -> None:
+        self._vectors = ResponseVectors()
+
+    def schedule(self, store: SessionStore, compression: Compression) -> None:
+        """Embed the response once it is indexed (a failed indexing was logged already)."""
+        _WORKER.submit(self._embed, store, compression).add_done_callback(_EMBEDDING_FAILED)
+
+    def _embed(self, store: SessionStore, compression: Compression) -> None:
+        if compression.indexed.exception() is not None:
+            return
+        model = embedder(django_settings.EMBEDDING_MODEL_DIR)
+        if model is not None:
+            self._vectors.add(store, compression.indexed.result().label, model)
+
+    def search(
+        self, store: SessionStore, query: str, source: str | None, limit: int
+    ) -> list[Hit] | None:
+        """Hybrid hits once every response under `source` has its vectors, else None."""
+        return hybrid_response_hits(store, self._vectors, query, source, limit)
+
+    def close(self) -> None:
+        """Stop embedding for this session (before its store closes)."""
+        self._vectors.close()

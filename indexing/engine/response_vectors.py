@@ -1,0 +1,130 @@
+"""Hybrid search over indexed responses: keyword hits fused with sentence-embedding similarity.
+
+Users ask what a line does ("open a .gz file for reading") where the line only names it
+(`gzopen`): words do not meet, meanings do. Each chunk of a response is cut into pieces of
+`PIECE_LINES` lines, each piece embedded (all-MiniLM-L6-v2, `indexing.engine.embeddings`);
+a chunk scores the best cosine of its pieces to the query. That ranking, cut to its top
+`DEPTH`, is fused with the keyword ranking's top `DEPTH` by weighted reciprocal rank.
+
+Embedding costs about 160 CPU-seconds per MiB of text on this project's 2-core test
+machine, so vectors are computed on a background thread after the placeholder is sent, one
+response at a time; until every response a search covers has its vectors, that search
+ranks by keywords alone. Measured with benchmarks/retrieval.py: see docs/benchmarks.md.
+Plain Python; vectors need numpy (imported only then) and an `Embedder` (or anything with
+its `embed` and `dimensions`).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from indexing.engine.fusion import reciprocal_rank_fusion
+from indexing.engine.store import Hit, SessionStore
+
+if TYPE_CHECKING:
+    import numpy as np
+
+PIECE_LINES = 12
+DEPTH = 40
+DENSE_WEIGHT = 1.5
+FUSION_K = 10
+PIECES_PER_STEP = 64
+"""Pieces embedded between two checks that the store is still open."""
+
+
+def pieces(body: str) -> list[str]:
+    """The texts embedded for one chunk: its non-blank runs of `PIECE_LINES` lines."""
+    lines = body.split("\n")
+    runs = (
+        "\n".join(lines[at : at + PIECE_LINES]).strip() for at in range(0, len(lines), PIECE_LINES)
+    )
+    return [run for run in runs if run]
+
+
+class ResponseVectors:
+    """Piece vectors of one store's responses, by label (float16, unit length).
+
+    `add` runs on a background thread; `ranking` on the searching one.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._labels: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # -> (vectors, chunk ids)
+        self._closed = False
+        self._model: Any = None  # the model of the vectors held (queries need the same one)
+
+    def add(self, store: SessionStore, label: str, model: Any) -> None:
+        """Embed the chunks of `label` with `model` (blocking: seconds of CPU per MiB). Stops,
+        keeping nothing, once `close` was called or the document left the store."""
+        import numpy as np
+
+        with store.exclusive():
+            if self._closed or label not in store.labels(label):
+                return
+            info = store.document(label)
+            hits = store.hits(list(range(info.first_chunk, info.last_chunk + 1)))
+        texts, owners = [], []
+        for hit in hits:
+            for piece in pieces(hit.body):
+                texts.append(piece)
+                owners.append(hit.chunk_id)
+        parts = [np.zeros((0, model.dimensions), np.float32)]
+        for start in range(0, len(texts), PIECES_PER_STEP):
+            if self._closed:
+                return
+            parts.append(model.embed(texts[start : start + PIECES_PER_STEP]))
+        with self._lock:
+            self._model = model
+            self._labels[label] = (np.concatenate(parts).astype(np.float16), np.array(owners))
+
+    def ready(self, labels: list[str]) -> bool:
+        """Whether every one of `labels` (at least one) has its vectors."""
+        with self._lock:
+            return bool(labels) and all(label in self._labels for label in labels)
+
+    def ranking(self, query: str, labels: list[str]) -> list[int]:
+        """Chunk ids of `labels`, best first by their best piece's cosine to `query`."""
+        import numpy as np
+
+        with self._lock:
+            held = [self._labels[label] for label in labels if label in self._labels]
+            model = self._model
+        if not held:
+            return []
+        vector = model.embed([query])[0]
+        best: dict[int, float] = {}
+        for matrix, owners in held:
+            scores = matrix.astype(np.float32) @ vector
+            for index in np.argsort(-scores, kind="stable"):
+                best.setdefault(int(owners[index]), float(scores[index]))
+        return sorted(best, key=lambda chunk_id: -best[chunk_id])
+
+    def forget(self, labels: list[str]) -> None:
+        """Drop the vectors of these labels (documents evicted from the store)."""
+        with self._lock:
+            for label in labels:
+                self._labels.pop(label, None)
+
+    def close(self) -> None:
+        """Stop any `add` in progress at its next step; later ones keep nothing."""
+        self._closed = True
+
+
+def hybrid_response_hits(
+    store: SessionStore,
+    vectors: ResponseVectors,
+    query: str,
+    source: str | None,
+    limit: int,
+) -> list[Hit] | None:
+    """Keyword and embedding rankings of the documents under `source`, fused by chunk; None
+    when some of them have no vectors (yet), and then keywords alone rank."""
+    labels = store.searched_labels(source)
+    vectors.forget(store.evicted_labels(source))
+    if not vectors.ready(labels):
+        return None
+    lexical = [hit.chunk_id for hit in store.search(query, source=source, limit=DEPTH)]
+    dense = vectors.ranking(query, labels)[:DEPTH]
+    fused = reciprocal_rank_fusion([lexical, dense], FUSION_K, weights=(1.0, DENSE_WEIGHT))
+    return store.hits(fused[:limit])

@@ -1,0 +1,118 @@
+"""indexing.engine.response_vectors: hybrid search over responses, with a stand-in model.
+
+The stand-in embeds a text as the concepts its words name (several words per concept), so a
+question in other words than its answer line meets it by meaning only, as with the real
+model (whose own tests are in test_embeddings.py).
+"""
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="numpy (optional, for embeddings) not installed")
+
+from indexing.engine.response_vectors import (  # noqa: E402
+    PIECE_LINES,
+    ResponseVectors,
+    hybrid_response_hits,
+    pieces,
+)
+from indexing.engine.store import SessionStore  # noqa: E402
+from tests.engine_helpers import add_text  # noqa: E402
+
+CONCEPTS = [
+    {"gzopen", "open", "gz", "gzip"},
+    {"gzclose", "close", "finish"},
+    {"crc32", "checksum", "integrity"},
+]
+
+
+class ConceptModel:
+    """Unit vectors over CONCEPTS plus one dimension for every other word."""
+
+    dimensions = len(CONCEPTS) + 1
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.embedded += texts
+        rows = []
+        for text in texts:
+            words = text.lower().replace("(", " ").replace(")", " ").split()
+            row = [sum(word in concept for word in words) for concept in CONCEPTS]
+            rows.append([*row, 0.1 + sum(not any(w in c for c in CONCEPTS) for w in words)])
+        matrix = np.array(rows, dtype=np.float32)
+        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def header(lines: int) -> str:
+    """`lines` lines of filler code, one definition per chunk-sized block."""
+    return "".join(f"extern int filler_{n}(void);\n" for n in range(lines))
+
+
+DOCUMENT = (
+    header(120)
+    + "extern int gzopen(const char *path);\n"
+    + header(120)
+    + "extern int crc32(const char *buffer);\n"
+    + header(120)
+)
+
+
+@pytest.fixture
+def store():
+    store = SessionStore()
+    add_text(store, "zlib:1", DOCUMENT, tool="zlib", run=1)
+    yield store
+    store.close()
+
+
+def answer_rank(hits, line: int) -> int | None:
+    return next((n for n, h in enumerate(hits, 1) if h.start_line <= line <= h.end_line), None)
+
+
+def test_pieces_are_runs_of_lines_without_blank_ones() -> None:
+    body = "\n".join(f"line {n}" for n in range(PIECE_LINES + 2)) + "\n\n\n"
+    assert pieces(body) == [
+        "\n".join(f"line {n}" for n in range(PIECE_LINES)),
+        f"line {PIECE_LINES}\nline {PIECE_LINES + 1}",
+    ]
+    assert pieces("\n  \n") == []
+
+
+def test_keywords_rank_until_the_vectors_are_added_then_meanings_count(store) -> None:
+    vectors, model = ResponseVectors(), ConceptModel()
+    assert hybrid_response_hits(store, vectors, "check the integrity", "zlib:1", 5) is None
+    assert not store.search("check the integrity", source="zlib:1")  # no word in common
+
+    vectors.add(store, "zlib:1", model)
+    hits = hybrid_response_hits(store, vectors, "check the integrity", "zlib:1", 5)
+    assert answer_rank(hits, 242) == 1
+    assert hits[0].label == "zlib:1" and len(hits) <= 5
+    # A question the keywords answer keeps its answer first.
+    assert answer_rank(hybrid_response_hits(store, vectors, "gzopen", "zlib:1", 5), 121) == 1
+
+
+def test_a_search_over_a_response_without_vectors_falls_back_to_keywords(store) -> None:
+    vectors = ResponseVectors()
+    vectors.add(store, "zlib:1", ConceptModel())
+    add_text(store, "zlib:2", DOCUMENT, tool="zlib", run=2)
+    assert hybrid_response_hits(store, vectors, "integrity", "zlib:", 5) is None
+    assert hybrid_response_hits(store, vectors, "integrity", "zlib:1", 5) is not None
+
+
+def test_evicted_responses_are_forgotten_and_closed_vectors_embed_nothing() -> None:
+    store = SessionStore(max_bytes=len(DOCUMENT) + 1000)
+    add_text(store, "zlib:1", DOCUMENT, tool="zlib", run=1)
+    vectors = ResponseVectors()
+    vectors.add(store, "zlib:1", ConceptModel())
+    add_text(store, "zlib:2", DOCUMENT, tool="zlib", run=2)  # evicts zlib:1
+    assert store.evicted_labels() == ["zlib:1"]
+    assert hybrid_response_hits(store, vectors, "integrity", "zlib:", 5) is None
+    assert not vectors.ready(["zlib:1"])
+
+    model = ConceptModel()
+    vectors.add(store, "zlib:1", model)  # gone: nothing embedded
+    vectors.close()
+    vectors.add(store, "zlib:2", model)
+    assert model.embedded == [] and not vectors.ready(["zlib:2"])
+    store.close()
