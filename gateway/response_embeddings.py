@@ -8,6 +8,7 @@ model `indexing.engine.hybrid.embedder` loads once per process.
 from __future__ import annotations
 
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings as django_settings
@@ -37,8 +38,18 @@ class ResponseEmbeddings:
         if compression.indexed.exception() is not None:
             return
         model = embedder(django_settings.EMBEDDING_MODEL_DIR)
-        if model is not None:
-            self._vectors.add(store, compression.indexed.result().label, model)
+        if model is None:
+            return
+        stats = compression.indexed.result()
+        started = time.perf_counter()
+        self._vectors.add(store, stats.label, model)
+        if self._vectors.ready([stats.label]):
+            logger.info(
+                "%s embedded in %.1f s (%d bytes)",
+                stats.label,
+                time.perf_counter() - started,
+                stats.original_bytes,
+            )
 
     def search(
         self, store: SessionStore, query: str, source: str | None, limit: int

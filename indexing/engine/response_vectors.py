@@ -50,7 +50,8 @@ class ResponseVectors:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._labels: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # -> (vectors, chunk ids)
+        # label -> (piece vectors, its chunk ids ascending, each one's first piece)
+        self._labels: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._closed = False
         self._model: Any = None  # the model of the vectors held (queries need the same one)
 
@@ -74,9 +75,10 @@ class ResponseVectors:
             if self._closed:
                 return
             parts.append(model.embed(texts[start : start + PIECES_PER_STEP]))
+        chunk_ids, starts = np.unique(np.array(owners, dtype=np.int64), return_index=True)
         with self._lock:
             self._model = model
-            self._labels[label] = (np.concatenate(parts).astype(np.float16), np.array(owners))
+            self._labels[label] = (np.concatenate(parts).astype(np.float16), chunk_ids, starts)
 
     def ready(self, labels: list[str]) -> bool:
         """Whether every one of `labels` (at least one) has its vectors."""
@@ -93,12 +95,15 @@ class ResponseVectors:
         if not held:
             return []
         vector = model.embed([query])[0]
-        best: dict[int, float] = {}
-        for matrix, owners in held:
-            scores = matrix.astype(np.float32) @ vector
-            for index in np.argsort(-scores, kind="stable"):
-                best.setdefault(int(owners[index]), float(scores[index]))
-        return sorted(best, key=lambda chunk_id: -best[chunk_id])
+        ids, scores = [], []
+        for matrix, chunk_ids, starts in held:
+            if len(chunk_ids):
+                ids.append(chunk_ids)
+                scores.append(np.maximum.reduceat(matrix.astype(np.float32) @ vector, starts))
+        if not ids:
+            return []
+        order = np.argsort(-np.concatenate(scores), kind="stable")
+        return [int(chunk_id) for chunk_id in np.concatenate(ids)[order]]
 
     def forget(self, labels: list[str]) -> None:
         """Drop the vectors of these labels (documents evicted from the store)."""

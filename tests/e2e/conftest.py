@@ -77,6 +77,9 @@ def live(tmp_path_factory, echo_http, shared_files):
             "set": {"tool_deny_patterns": "echohttp__add*", "catalog_indexing_enabled": False},
         },
         {"name": "frank"},
+        # Hybrid search over responses on and off, whatever the built-in default here.
+        {"name": "grace", "set": {"catalog_indexing_enabled": False, "vector_search": True}},
+        {"name": "heidi", "set": {"catalog_indexing_enabled": False, "vector_search": False}},
         {"name": "revoked", "set": {"is_active": False}},
     ]
     gateway = start_gateway(tmp_path_factory.mktemp("gateway"), upstreams, clients)
