@@ -6,7 +6,7 @@ Users ask what a line does ("open a .gz file for reading") where the line only n
 a chunk scores the best cosine of its pieces to the query. That ranking, cut to its top
 `DEPTH`, is fused with the keyword ranking's top `DEPTH` by weighted reciprocal rank.
 
-Embedding costs about 160 CPU-seconds per MiB of text on this project's 2-core test
+Embedding costs about 3 CPU-minutes per MiB of text on this project's 2-core test
 machine, so vectors are computed on a background thread after the placeholder is sent, one
 response at a time; until every response a search covers has its vectors, that search
 ranks by keywords alone. Measured with benchmarks/retrieval.py: see docs/benchmarks.md.
@@ -25,7 +25,7 @@ from indexing.engine.store import Hit, SessionStore
 if TYPE_CHECKING:
     import numpy as np
 
-PIECE_LINES = 12
+PIECE_LINES = 6
 DEPTH = 40
 DENSE_WEIGHT = 1.5
 FUSION_K = 10
