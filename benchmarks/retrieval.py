@@ -321,6 +321,7 @@ def report(
     outcomes: list[Outcome],
     timings: dict[str, list[float]],
     model: CachedModel | None,
+    vector_bytes: int,
     options: str,
 ) -> str:
     vectors = model is not None
@@ -387,6 +388,11 @@ def report(
         if seconds
     ]
     out += ["", f"Median time per search ({len(outcomes)} questions): " + ", ".join(medians) + "."]
+    if vector_bytes:
+        out[-1] += (
+            f" Vectors held: {vector_bytes / 2**20:.1f} MiB for {total / 2**20:.1f} MiB of text "
+            f"({vector_bytes / total:.2f} bytes per byte)."
+        )
     if model is not None and model.embedded_bytes:
         per_mib = model.cpu_seconds / (model.embedded_bytes / 2**20)
         out[-1] += (
@@ -444,7 +450,10 @@ def main() -> None:
     outcomes = evaluate(store, indexed, vectors, timings)
     if options.dev_misses:
         print(dev_misses(outcomes), file=sys.stderr)
-    text = report(indexed, outcomes, timings, model, " --no-vectors" * options.no_vectors)
+    vector_bytes = vectors.nbytes if vectors is not None else 0
+    text = report(
+        indexed, outcomes, timings, model, vector_bytes, " --no-vectors" * options.no_vectors
+    )
     print(text)
     if not options.no_docs:
         _docs.write_section(SECTION, text)
