@@ -8,20 +8,42 @@ model `indexing.engine.hybrid.embedder` loads once per process.
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 
 from django.conf import settings as django_settings
 
-from indexing.background import log_failure
 from indexing.engine.compressor import Compression
 from indexing.engine.hybrid import embedder
 from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits
 from indexing.engine.store import Hit, SessionStore
 
 logger = logging.getLogger(__name__)
-_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-embeddings")
-_EMBEDDING_FAILED = log_failure(logger, "Embedding a compressed response failed")
+_jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+_worker: threading.Thread | None = None
+_worker_lock = threading.Lock()
+
+
+def _run_jobs() -> None:
+    while True:
+        job = _jobs.get()
+        try:
+            job()
+        except Exception:
+            logger.exception("Embedding a compressed response failed")
+
+
+def _submit(job: Callable[[], None]) -> None:
+    """Queue `job` for the process's embedding thread: a daemon, so that the process exits
+    without waiting for responses still queued (a pool's threads would run them all first)."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = threading.Thread(target=_run_jobs, name="response-embeddings", daemon=True)
+            _worker.start()
+    _jobs.put(job)
 
 
 class ResponseEmbeddings:
@@ -32,7 +54,7 @@ class ResponseEmbeddings:
 
     def schedule(self, store: SessionStore, compression: Compression) -> None:
         """Embed the response once it is indexed (a failed indexing was logged already)."""
-        _WORKER.submit(self._embed, store, compression).add_done_callback(_EMBEDDING_FAILED)
+        _submit(lambda: self._embed(store, compression))
 
     def _embed(self, store: SessionStore, compression: Compression) -> None:
         if compression.indexed.exception() is not None:
