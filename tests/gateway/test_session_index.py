@@ -1,12 +1,15 @@
-"""A session's store while its catalog is indexed: labels delivered stay readable."""
+"""A session's store while its catalog is indexed: labels delivered stay readable; its
+responses searched by meaning once embedded, with vector search on."""
 
 import asyncio
 import re
+import threading
 
 import mcp_types as types
 import pytest
 
 from clients.context_settings import resolve_settings
+from gateway import response_embeddings
 from gateway.catalog_view import Activation
 from gateway.session_index import CatalogTemplate, SessionIndex
 
@@ -86,3 +89,44 @@ async def test_the_store_holds_what_the_configured_bound_allows(settings) -> Non
     assert result.is_error and "was evicted" in result.content[0].text
     assert "response 1 line 0" in await _call(index, "IndexRead", {"label": labels[1]})
     await index.aclose()
+
+
+async def _searched_after_embedding(model, settings, monkeypatch) -> tuple[str, str]:
+    """IndexSearch's text for a question in other words than its answer line, right after
+    the placeholder and once the embedding thread has handled the response (model: what
+    `embedder` gives, None when no model is installed)."""
+    pytest.importorskip("numpy", reason="numpy (optional, for embeddings) not installed")
+    from tests.indexing.test_response_vectors import header
+
+    text = header(300) + "extern int crc32(const char *buffer);\n" + header(300)  # 20 KB
+
+    settings.VECTOR_SEARCH_DEFAULT = True
+    monkeypatch.setattr(response_embeddings, "embedder", lambda folder: model)
+    done = threading.Event()
+    index = SessionIndex(resolve_settings(None, None))
+    assert index.settings.vector_search
+    result = types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+    placeholder = (await index.compress("zlib__read", result)).content[0].text
+    label = re.search(r'indexed as "([^"]+)"', placeholder)[1]
+    search = {"queries": ["check the integrity"], "source": label}
+    before = await _call(index, "IndexSearch", search)
+    response_embeddings._submit(done.set)  # queued after the response's embedding
+    assert await asyncio.to_thread(done.wait, 30)
+    after = await _call(index, "IndexSearch", search)
+    await index.aclose()
+    return before, after
+
+
+async def test_with_vector_search_on_a_response_is_searched_by_meaning_once_embedded(
+    settings, monkeypatch
+) -> None:
+    from tests.indexing.test_response_vectors import ConceptModel
+
+    before, after = await _searched_after_embedding(ConceptModel(), settings, monkeypatch)
+    assert "No matches." in before  # no word in common: keywords alone find nothing
+    assert "crc32" in after.split("\n[2]")[0]  # the answer's chunk is the first hit
+
+
+async def test_with_vector_search_on_and_no_model_keywords_rank(settings, monkeypatch) -> None:
+    before, after = await _searched_after_embedding(None, settings, monkeypatch)
+    assert before == after and "No matches." in after
