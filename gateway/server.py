@@ -91,6 +91,7 @@ def build_server(sessions: SessionRegistry, list_changes: ListChangeBus) -> Gate
         on_get_prompt=get_prompt,
         on_completion=complete,
         on_subscriptions_listen=ListenHandler(list_changes.bus),
+        get_tool_input_schema=sessions.tool_input_schema,
     )
 
     async def discover(ctx, params) -> types.DiscoverResult:
