@@ -476,7 +476,7 @@ def memory_probe(kind: str, target: int) -> dict[str, float | int | None]:
     sqlite_after = sqlite_memory_used()
     tables = table_sizes(store)
     text_kept = sum(sys.getsizeof(lines.text) for lines in store._lines.values())
-    text_kept += sum(sys.getsizeof(packed.data) for packed in store._raw.values())
+    text_kept += sum(sys.getsizeof(raw.text) for raw in store._raw.values())
     del placeholder, stats
     gc.collect()
     rss_after = proc_status("VmRSS") - rss_before
