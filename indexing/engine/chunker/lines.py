@@ -41,7 +41,8 @@ class Lines:
     thread may read those meanwhile (never holding a view of `text`, which grows).
 
     Text read seldom, or a piece at a time, may be kept packed (`PackedText`: `packed`,
-    `writing(packed=True)`); it is then only ever sliced.
+    `writing(packed=True)`, then `pack_through` as it is written); it is then only ever
+    sliced.
     """
 
     __slots__ = (
@@ -91,6 +92,12 @@ class Lines:
         self._waiting_bytes += len(data)
         if self._waiting_bytes >= BLOCK_BYTES:
             self.flush()
+
+    def pack_through(self, end: int) -> None:
+        """Text kept packed as it is written: pack it up to byte `end` (whole blocks), the
+        text before being needed only in pieces from now on. Only one thread packs."""
+        if type(self.text) is PackedText:
+            self.text.pack(end)
 
     def finish(self) -> None:
         """Everything is written: index the rest, the last line's newline implied."""
