@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
 from django.db.models import F
 
 from gateway.last_seen import LastSeen, mark_seen
@@ -93,11 +93,14 @@ def _write(rows: list[tuple[str, dict, list[dict]]], seen: list[int]) -> None:
     close_old_connections()
     mark_seen(seen)
     for key, fields, labels in rows:
-        record, _ = SessionRecord.objects.update_or_create(key=key, defaults=fields)
-        known = set(record.labels.values_list("label", flat=True))
-        IndexedLabel.objects.bulk_create(
-            IndexedLabel(session=record, **label) for label in labels if label["label"] not in known
-        )
+        with transaction.atomic():  # a record and its labels are saved together or not at all
+            record, _ = SessionRecord.objects.update_or_create(key=key, defaults=fields)
+            known = set(record.labels.values_list("label", flat=True))
+            IndexedLabel.objects.bulk_create(
+                IndexedLabel(session=record, **label)
+                for label in labels
+                if label["label"] not in known
+            )
 
 
 class SessionRecorder:
