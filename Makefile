@@ -22,7 +22,7 @@ UPSTREAM_VENVS := $(patsubst tests/fixtures/upstream_venvs/%.txt,var/upstream-ve
 # written, the writer's batches) are mapped, not carved from the heap, where the writer's
 # allocations would pin them and each growth leave a copy behind (records 1 MiB: peak RSS
 # 3.4-3.8x without, 2.7-2.8x with; glibc otherwise raises the threshold as it goes).
-# `manage.py serve` runs uvicorn, or daphne with LOCALROUTER_SERVER=daphne (docs/deploy.md).
+# `manage.py serve` runs daphne, or uvicorn with LOCALROUTER_SERVER=uvicorn (docs/deploy.md).
 # Serving needs Python only; Node.js and npm are for the tests' upstream servers.
 serve: setup migrate $(MODEL_DIR)/model.safetensors
 	@$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/

@@ -12,7 +12,7 @@ from gateway import uvicorn_server
 
 class Command(BaseCommand):
     help = (
-        "Serve LocalRouter (admin and /mcp) over HTTP with uvicorn (default) or daphne, "
+        "Serve LocalRouter (admin and /mcp) over HTTP with daphne (default) or uvicorn, "
         "as LOCALROUTER_SERVER says."
     )
 
