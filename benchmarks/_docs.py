@@ -56,6 +56,19 @@ def write_section(name: str, text: str, docs: Path = DOCS) -> None:
     docs.write_text(updated, encoding="utf-8")
 
 
+def read_section(name: str, docs: Path = DOCS) -> str:
+    """The text between `<!-- name:start -->` and `<!-- name:end -->` in `docs`.
+
+    Raises:
+        SystemExit: the section is not there.
+    """
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    current = docs.read_text(encoding="utf-8") if docs.exists() else ""
+    if start not in current or end not in current.split(start, 1)[1]:
+        raise SystemExit(f"no {name} section in {docs}")
+    return current.split(start, 1)[1].split(end, 1)[0].strip()
+
+
 def markdown_table(columns: list[str], rows: list[list[str]], align: str) -> str:
     """A markdown table; `align` has one letter per column, `l` (left) or `r` (right)."""
     rule = ["---:" if side == "r" else "---" for side in align]

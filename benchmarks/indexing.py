@@ -2,7 +2,10 @@
 
 Run from the repository root (about 4 minutes; `--quick` about 1):
 
-    .venv/bin/python benchmarks/indexing.py [--quick] [--no-docs]
+    .venv/bin/python benchmarks/indexing.py [--quick] [--no-docs] [--memory-only]
+
+`--memory-only` runs only the memory probes (which a busy machine does not disturb, as it
+does the timings) and replaces the memory part of the section, keeping the rest.
 
 Corpora are real text from this machine (see `benchmarks/_docs.py`): Markdown files of
 `node_modules/` and the venv, a JSON array of the real JSON files there (a few large
@@ -89,6 +92,7 @@ NUMERIC = tuple(_numeric.SHAPES)
 SERVER_MALLOC = {"MALLOC_ARENA_MAX": "1", "MALLOC_MMAP_THRESHOLD_": "262144"}
 """The malloc settings `make serve` runs the gateway with (see the Makefile)."""
 FTS_TABLES = ("chunk_words", "chunk_trigrams")
+MEMORY_HEADING = "### Memory per indexed byte"
 _SOURCES: dict[str, Callable[[], list[Path]]] = {
     "markdown": _docs.markdown_files,
     "json": _docs.json_files,
@@ -476,7 +480,7 @@ def memory_probe(kind: str, target: int) -> dict[str, float | int | None]:
     sqlite_after = sqlite_memory_used()
     tables = table_sizes(store)
     text_kept = sum(sys.getsizeof(lines.text) for lines in store._lines.values())
-    text_kept += sum(sys.getsizeof(packed.data) for packed in store._raw.values())
+    text_kept += sum(sys.getsizeof(raw.text) for raw in store._raw.values())
     del placeholder, stats
     gc.collect()
     rss_after = proc_status("VmRSS") - rss_before
@@ -666,8 +670,17 @@ def report(
         f"Target p50 <= {TARGET_SEARCH_P50_MS:g} ms at {largest.size / MIB:.0f} MiB: "
         f"{verdict(largest.p50_ms <= TARGET_SEARCH_P50_MS)} ({largest.p50_ms:.2f} ms).",
         "",
-        "### Memory per indexed byte",
+        *memory_report(memory),
+    ]
+    return "\n".join(out)
+
+
+def memory_report(memory: list[tuple[str, int, dict]], measured: str = "") -> list[str]:
+    """The section's memory table and verdict; `measured` says when, if not with the rest."""
+    out = [
+        MEMORY_HEADING,
         "",
+        *([measured, ""] if measured else []),
         "One document indexed in a fresh child process, after a 64 KiB warm-up document of "
         "the same kind, chunked in the main thread and written by a writer thread, as the "
         "gateway does. *peak RSS* = growth of the whole "
@@ -676,8 +689,8 @@ def report(
         "*default malloc* = the same without that setting (an arena per thread); *SQLite "
         "peak / kept* = SQLite's allocator (`sqlite3_memory_highwater` / `sqlite3_memory_used` "
         "via ctypes) at its peak and after indexing; *text kept* = the document's UTF-8 text "
-        "as the store holds it in Python (with, for minified JSON served pretty-printed, "
-        "the text as sent, zlib-packed); "
+        "as the store holds it in Python (minified JSON, served pretty-printed: that text "
+        "and the text as sent, both zlib-packed in blocks); "
         "*Python peak* = tracemalloc peak of the Python heap (chunking, lines, placeholder, "
         "the text kept; measured in a second run). All divided by the input bytes.",
         "",
@@ -714,19 +727,46 @@ def report(
         "",
         f"Target <= {TARGET_MEMORY_RATIO:g}x (peak RSS, the five formats): "
         f"{verdict(worst_peak <= TARGET_MEMORY_RATIO)} (worst {worst_peak:.1f}x). The "
-        "generated numeric JSON is pretty-printed to several times its size, and the store "
-        "keeps that text: see *text kept*.",
+        "generated numeric JSON is pretty-printed to several times its size (kept packed: "
+        "*text kept*), and its distinct numbers are as many terms for SQLite's index: "
+        "*SQLite peak*.",
     ]
-    return "\n".join(out)
+    return out
 
 
 # --------------------------------------------------------------------------- main
+
+
+def memory_rows(plan: Plan) -> list[tuple[str, int, dict]]:
+    """Every memory case, each probed in a child process with and without the server's
+    malloc settings."""
+    memory = []
+    cases = [(kind, size) for size in plan.memory_sizes for kind in FORMATS]
+    cases += [(kind, MIB) for kind in NUMERIC]
+    for kind, size in cases:
+        probe = run_memory_probe(kind, size)
+        default = run_memory_probe(kind, size, server_malloc=False)
+        memory.append((kind, size, {**probe, "default_malloc_peak_rss": default["peak_rss"]}))
+        print(f"  memory {kind} {size_name(size)} done", file=sys.stderr, flush=True)
+    return memory
+
+
+def with_memory(section: str, memory: list[str]) -> str:
+    """`section` with its memory part (from its heading to its end) replaced."""
+    if MEMORY_HEADING not in section:
+        raise SystemExit("no memory part in the section: run the whole benchmark")
+    return section.split(MEMORY_HEADING, 1)[0] + "\n".join(memory)
 
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--no-docs", action="store_true", help="do not update docs/benchmarks.md")
+    parser.add_argument(
+        "--memory-only",
+        action="store_true",
+        help="only the memory probes: replace the section's memory part, keep the rest",
+    )
     parser.add_argument(
         "--memory-probe", nargs=2, metavar=("CORPUS", "BYTES"), help=argparse.SUPPRESS
     )
@@ -742,19 +782,21 @@ def main() -> None:
         return
     plan = QUICK if options.quick else FULL
     started = time.perf_counter()
-    rows = throughput_rows(plan)
-    placeholders = {kind: placeholder_latency(kind, plan.placeholder_repeats) for kind in FORMATS}
-    print("  placeholders done", file=sys.stderr, flush=True)
-    searches = search_latency(plan)
-    memory = []
-    cases = [(kind, size) for size in plan.memory_sizes for kind in FORMATS]
-    cases += [(kind, MIB) for kind in NUMERIC]
-    for kind, size in cases:
-        probe = run_memory_probe(kind, size)
-        default = run_memory_probe(kind, size, server_malloc=False)
-        memory.append((kind, size, {**probe, "default_malloc_peak_rss": default["peak_rss"]}))
-        print(f"  memory {kind} {size_name(size)} done", file=sys.stderr, flush=True)
-    text = report(plan, options.quick, rows, placeholders, searches, memory)
+    if options.memory_only:
+        measured = (
+            f"Measured {_docs.machine()}, with `.venv/bin/python benchmarks/indexing.py"
+            f"{' --quick' if options.quick else ''} --memory-only` (the rest of this section "
+            "in the run above)."
+        )
+        text = with_memory(_docs.read_section(SECTION), memory_report(memory_rows(plan), measured))
+    else:
+        rows = throughput_rows(plan)
+        placeholders = {
+            kind: placeholder_latency(kind, plan.placeholder_repeats) for kind in FORMATS
+        }
+        print("  placeholders done", file=sys.stderr, flush=True)
+        searches = search_latency(plan)
+        text = report(plan, options.quick, rows, placeholders, searches, memory_rows(plan))
     print(text)
     print(f"\n(total {time.perf_counter() - started:.0f} s)", file=sys.stderr)
     if not options.no_docs:

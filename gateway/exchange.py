@@ -22,6 +22,7 @@ from gateway.inflight import DuplicateRequestId, ServerStopping
 from gateway.plain_json import plain_json_when_possible
 from gateway.runtime import Gateway, current_client, get_gateway
 from gateway.server import current_instructions
+from gateway.session_registry import client_key
 
 logger = logging.getLogger(__name__)
 Send = Callable[[dict], Awaitable[None]]
@@ -76,7 +77,7 @@ async def _owner_elsewhere(gateway: Gateway, scope: dict, identity: ClientIdenti
             return None
         owner = await forwarding.directory.owner(session_id)
     elif _header(scope, b"mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS:
-        owner = await forwarding.directory.claim(f"client-{identity.id}", mine)
+        owner = await forwarding.directory.claim(client_key(identity), mine)
     else:
         return None
     return owner if owner and owner != mine else None

@@ -65,8 +65,7 @@ class Forwarding:
         self.directory = OwnerDirectory(settings.REDIS_URL, ttl)
         self.channel: str | None = None
         self._inbox: asyncio.Task | None = None
-        self._exchanges: dict[str, asyncio.Event] = {}
-        self._tasks: set[asyncio.Task] = set()
+        self._serving: dict[str, asyncio.Task] = {}  # forwarded exchanges, by id
 
     async def start(self, serve: Any) -> str:
         """Listen for forwarded exchanges (served with `serve`); return this worker's channel."""
@@ -81,18 +80,20 @@ class Forwarding:
     async def _listen(self) -> None:
         while True:
             message = await self.layer.receive(self.channel)
+            exchange = message["exchange"]
             if message["type"] == FORWARD:
                 task = asyncio.create_task(self._serve_forwarded(message))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._serving[exchange] = task
+                task.add_done_callback(lambda _task, key=exchange: self._serving.pop(key, None))
             elif message["type"] == DISCONNECT:
-                event = self._exchanges.get(message["exchange"])
-                if event is not None:
-                    event.set()
+                # The client left before the answer was complete: end the exchange, as the
+                # consumer does for its own clients.
+                task = self._serving.get(exchange)
+                if task is not None:
+                    task.cancel()
 
     async def _serve_forwarded(self, message: dict) -> None:
-        exchange, reply = message["exchange"], message["reply"]
-        gone = self._exchanges[exchange] = asyncio.Event()
+        reply = message["reply"]
         delivered = False
 
         async def receive() -> dict:
@@ -100,7 +101,7 @@ class Forwarding:
             if not delivered:
                 delivered = True
                 return {"type": "http.request", "body": message["body"], "more_body": False}
-            await gone.wait()
+            await asyncio.get_running_loop().create_future()  # until the exchange is cancelled
             return {"type": "http.disconnect"}
 
         async def send(event: dict) -> None:
@@ -111,8 +112,6 @@ class Forwarding:
             await self._serve(scope, message["body"], receive, send, forwarded=True)
         except Exception:
             logger.exception("forwarded exchange failed")
-        finally:
-            self._exchanges.pop(exchange, None)
 
     async def forward(self, owner: str, scope: dict, body: bytes, reply: str) -> str:
         """Send an exchange to its owner; returns the exchange id for `disconnect`."""
@@ -144,6 +143,6 @@ class Forwarding:
     async def aclose(self) -> None:
         if self._inbox is not None:
             self._inbox.cancel()
-        for task in list(self._tasks):
+        for task in list(self._serving.values()):
             task.cancel()
         await self.directory.aclose()

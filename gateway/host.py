@@ -15,7 +15,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
-from gateway.sdk_internals import hosts_session
+from gateway import event_stream
+from gateway.sdk_internals import build_event_streams_with, hosts_session
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +38,7 @@ class McpHost:
             session_idle_timeout=idle_timeout,
             max_request_body_size=max_body_bytes,
         )
+        build_event_streams_with(event_stream.event_source_response)
         self._started: asyncio.Event | None = None
         self._stop = asyncio.Event()
         self._runner: asyncio.Task | None = None
@@ -44,7 +46,8 @@ class McpHost:
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one /mcp HTTP exchange through the SDK."""
         await self._ensure_started()
-        await self._manager.handle_request(scope, receive, send)
+        with event_stream.serving():
+            await self._manager.handle_request(scope, receive, send)
 
     def owns(self, session_id: str) -> bool:
         """Whether the session lives in this worker."""

@@ -10,6 +10,7 @@ on every request.
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import time
 from dataclasses import dataclass
@@ -105,6 +106,7 @@ class IdentityCache:
         self._refused_limit = refused_limit
         self._entries: dict[str, tuple[ClientIdentity, float]] = {}
         self._refused: dict[str, float] = {}  # insertion order: oldest first
+        self._looking_up: dict[str, asyncio.Future] = {}  # one database lookup per token
 
     async def authenticate(self, token: str) -> ClientIdentity | None:
         key = hash_token(token)
@@ -114,7 +116,22 @@ class IdentityCache:
             return entry[0]
         if self._refused.get(key, 0.0) > now:
             return None
+        # Concurrent requests of one client (all of them, when its entry expires under load)
+        # share one lookup; shielded, so a waiter that is cancelled does not end it for all.
+        lookup = self._looking_up.get(key)
+        if lookup is None:
+            lookup = asyncio.ensure_future(self._look_up(key, token))
+            self._looking_up[key] = lookup
+            lookup.add_done_callback(lambda done: self._lookup_done(key, done))
+        return await asyncio.shield(lookup)
+
+    def _lookup_done(self, key: str, lookup: asyncio.Future) -> None:
+        if self._looking_up.get(key) is lookup:
+            del self._looking_up[key]
+
+    async def _look_up(self, key: str, token: str) -> ClientIdentity | None:
         identity = await sync_to_async(identity_for_token, thread_sensitive=False)(token)
+        now = time.monotonic()
         if identity is None:
             self._entries.pop(key, None)
             self._remember_refusal(key, now)
@@ -132,6 +149,7 @@ class IdentityCache:
     def clear(self, *args, **kwargs) -> None:
         self._entries.clear()
         self._refused.clear()
+        self._looking_up.clear()  # requests from now on look the saved state up afresh
 
 
 identities = IdentityCache()

@@ -75,13 +75,14 @@ class ParkedCall:
         assert self.task is not None
         while not self._asked and not self.task.done():
             self._news.clear()
-            waiter = asyncio.ensure_future(self._news.wait())
-            try:
-                await asyncio.wait({self.task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                waiter.cancel()
+            await self._news.wait()  # set by `ask` and when the task ends (`start`)
         asked, self._asked = self._asked, {}
         return asked or None
+
+    def start(self, run: Callable[[ParkedCall], Awaitable[Any]]) -> None:
+        """Run the upstream call (`run(self)`) in a task of its own."""
+        self.task = asyncio.create_task(run(self))
+        self.task.add_done_callback(lambda _task: self._news.set())
 
     def park(self, on_expiry: Callable[[], None]) -> None:
         self._expiry = asyncio.get_running_loop().call_later(PARK_SECONDS, on_expiry)
@@ -120,7 +121,7 @@ class InputRounds:
         """
         if params.request_state is None:
             call = ParkedCall(ctx)
-            call.task = asyncio.create_task(start(call))
+            call.start(start)
         else:
             call = self._parked.pop(params.request_state, None)
             if call is None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.client._transport import Transport, TransportStreams
+from mcp.server import streamable_http
 from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -17,6 +18,7 @@ from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, create_mcp_htt
 
 __all__ = [
     "MCP_DEFAULT_SSE_READ_TIMEOUT",
+    "build_event_streams_with",
     "Transport",
     "TransportStreams",
     "connection_of",
@@ -42,3 +44,9 @@ async def default_discover(
 def hosts_session(manager: StreamableHTTPSessionManager, session_id: str) -> bool:
     """Whether the session manager holds a live Streamable HTTP session with this id."""
     return session_id in manager._server_instances
+
+
+def build_event_streams_with(factory: Any) -> None:
+    """Have the SDK's Streamable HTTP transport build its SSE responses (request POSTs, the
+    GET stream) with `factory`, called as it calls sse-starlette's `EventSourceResponse`."""
+    streamable_http.EventSourceResponse = factory

@@ -91,7 +91,12 @@ def build_server(sessions: SessionRegistry, list_changes: ListChangeBus) -> Gate
         on_get_prompt=get_prompt,
         on_completion=complete,
         on_subscriptions_listen=ListenHandler(list_changes.bus),
+        get_tool_input_schema=sessions.tool_input_schema,
     )
+    # The SDK wraps every request in an OpenTelemetry span; LocalRouter installs no exporter,
+    # so the spans are never seen, but they still cost time on every call (the SDK's
+    # documented opt-out: drop the middleware).
+    server.middleware = []
 
     async def discover(ctx, params) -> types.DiscoverResult:
         result = await default_discover(server, ctx, params)

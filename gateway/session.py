@@ -166,6 +166,15 @@ class GatewaySession:
         """The tools this client sees in `tools/list`, with IndexSearch/IndexRead when indexing."""
         return [*(await self.view()).tools(), *self.index.tools()]
 
+    def listed_input_schema(self, name: str) -> dict[str, Any] | None:
+        """The input schema of a tool as this client's catalog last listed it (no recomputing,
+        no awaiting); None for a tool it does not see, or before its first request."""
+        view = self._view
+        if view is None:
+            return None
+        tools = self.index.tools() if self.index.is_index_tool(name) else view.tools()
+        return next((tool.input_schema for tool in tools if tool.name == name), None)
+
     def sees_upstream(self, name: str) -> bool:
         view = self._view
         return view is not None and (

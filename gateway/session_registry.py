@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -23,6 +24,11 @@ logger = logging.getLogger(__name__)
 current_client: ContextVar[ClientIdentity | None] = ContextVar("current_client", default=None)
 """The client authenticated for the request being served (set by the exchange)."""
 SESSION_STATE_KEY = "localrouter.session"
+
+
+def client_key(identity: ClientIdentity) -> str:
+    """The key of a 2026-07-28 client's one gateway session (and of its owner in Redis)."""
+    return f"client-{identity.id}"
 
 
 class SessionRegistry:
@@ -60,6 +66,15 @@ class SessionRegistry:
         session.touch()
         return session
 
+    def tool_input_schema(self, name: str) -> Mapping[str, Any] | None:
+        """For the SDK's check of a 2026-07-28 `tools/call`'s `Mcp-Param-*` headers: the tool's
+        input schema as its client last listed it. Without this the SDK runs the whole
+        `tools/list` handler for every call to find it. None (the check is skipped, as the SDK
+        does for a tool it cannot find) before the client's first request."""
+        identity = current_client.get()
+        session = self._sessions.get(client_key(identity)) if identity is not None else None
+        return session.listed_input_schema(name) if session is not None else None
+
     def _new_session(self, ctx: Any, connection: Connection) -> GatewaySession:
         identity = current_client.get()
         if identity is None:
@@ -67,7 +82,7 @@ class SessionRegistry:
         stateless = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         if stateless:
             # 2026-07-28: no sessions; one gateway session per client, kept while active.
-            key = f"client-{identity.id}"
+            key = client_key(identity)
             session = self._sessions.get(key)
             if session is not None and not session.closed:
                 return session

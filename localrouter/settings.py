@@ -35,9 +35,9 @@ try:
     UPSTREAM_LIST_CACHE_SECONDS = config.number(
         "LOCALROUTER_UPSTREAM_LIST_CACHE_SECONDS", 5, minimum=0
     )
-    # On SIGTERM, requests already running get this long to finish; new ones get 503.
     # The HTTP server `manage.py serve` (and so `make serve`) runs: daphne or uvicorn.
     HTTP_SERVER = config.choice("LOCALROUTER_SERVER", "daphne", ("daphne", "uvicorn"))
+    # On SIGTERM, requests already running get this long to finish; new ones get 503.
     MCP_SHUTDOWN_GRACE_SECONDS = config.number("LOCALROUTER_SHUTDOWN_GRACE_SECONDS", 10, minimum=0)
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)

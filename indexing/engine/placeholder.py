@@ -56,8 +56,8 @@ def render_preview(lines: Lines) -> tuple[str, str]:
     """
     used = 0
     shown = 0
-    while shown < len(lines) and used + lines.length(shown) < PREVIEW_BYTES:
-        size = utf8_size(lines[shown]) + 1
+    while shown < len(lines):
+        size = lines.size(shown, shown)  # measured, not read (the text may be packed)
         if used + size > PREVIEW_BYTES:
             break
         used += size

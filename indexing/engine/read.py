@@ -53,11 +53,11 @@ def format_read(
     rendered, resume = _render(slices)
     if resume is None and slices[-1].number < line_count:
         resume = (slices[-1].number + 1, 1)
-    if b"\r" in lines.text:
+    if lines.carriage_return:
         rendered.insert(0, CARRIAGE_RETURN_NOTE)
     if resume is not None:
         rendered.append(_footer(line_count, *resume))
-    elif lines.text.endswith(b"\n"):
+    elif lines.ends_with_newline():
         rendered.append(FINAL_NEWLINE_NOTE)
     return "\n".join(rendered)
 

@@ -9,7 +9,6 @@ from indexing.engine.chunker import (
     ChunkList,
     DocumentFormat,
     Lines,
-    PackedLines,
     ParsedDocument,
 )
 from indexing.engine.errors import IndexToolError, evicted_label_error, unknown_label_error
@@ -66,7 +65,7 @@ class SessionStore:
         self._failed: dict[str, str] = {}
         self._documents: dict[str, DocumentInfo] = {}
         self._lines: dict[str, Lines] = {}
-        self._raw: dict[str, PackedLines] = {}
+        self._raw: dict[str, Lines] = {}
         self._chunks: dict[str, ChunkList] = {}
         self._evicted: dict[str, DocumentInfo] = {}
         self._total_bytes = 0
@@ -140,7 +139,7 @@ class SessionStore:
         tool: str,
         run: int | None = None,
         trigrams: bool = True,
-        raw: PackedLines | None = None,
+        raw: Lines | None = None,
     ) -> Reservation:
         """Accept a document for `label`; the reservation's `commit()` indexes it, evicting
         old documents if needed. Its chunks may still be coming: `commit` indexes them as
@@ -417,8 +416,8 @@ class SessionStore:
         """
         with self._lock:
             self.document(label)  # waits for reserved documents; raises for an unknown label
-            packed = self._raw.get(label) if raw else None
-            return self._lines[label] if packed is None else packed.unpacked()
+            as_sent = self._raw.get(label) if raw else None
+            return self._lines[label] if as_sent is None else as_sent
 
     def close(self) -> None:
         """Free the database; the store must not be used afterwards."""

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from indexing.engine.chunker import DocumentFormat, PackedLines
+from indexing.engine.chunker import DocumentFormat, Lines
 from indexing.engine.stats import DocumentStats
 from indexing.engine.store_feed import ChunkFeed
 from indexing.engine.store_schema import DocumentInfo
@@ -18,7 +18,7 @@ class Entry(NamedTuple):
     format: DocumentFormat
     feed: ChunkFeed  # its lines, and its chunks: all there, or still being made
     with_trigrams: bool
-    raw: PackedLines | None = None  # the text as sent, when `feed.lines` are pretty JSON
+    raw: Lines | None = None  # the text as sent, when `feed.lines` are pretty JSON
 
     def expected_bytes(self) -> int:
         """What the document counts against the store's bound (its raw text too)."""

@@ -56,6 +56,7 @@ def row_batches(sources: Iterable[RowSource], batch_bytes: int) -> Iterator[RowB
         for title, (start, end) in zip(chunks.titles, _byte_ranges(lines, chunks), strict=True):
             if low >= 0 and (start < low or batch.size + high - low >= batch_bytes):
                 batch.take(text[low:high])
+                lines.pack_through(high)
                 low = -1
                 if batch.size >= batch_bytes:
                     yield batch.written()
@@ -66,6 +67,7 @@ def row_batches(sources: Iterable[RowSource], batch_bytes: int) -> Iterator[RowB
             rowid += 1
         if low >= 0:
             batch.take(text[low:high])
+            lines.pack_through(high)
         if batch.size >= batch_bytes:
             yield batch.written()
     if batch.rows:

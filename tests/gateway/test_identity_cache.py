@@ -1,5 +1,7 @@
 """Token lookups: unknown tokens are remembered briefly, saves make changes visible at once."""
 
+import asyncio
+
 import pytest
 from asgiref.sync import sync_to_async
 
@@ -82,3 +84,13 @@ async def _create_client():
 
 async def _regenerate(client) -> str:
     return await sync_to_async(client_regenerate_token)(client=client)
+
+
+async def test_concurrent_requests_of_a_client_share_one_lookup(lookups) -> None:
+    _client, token = await _create_client()
+    cache = IdentityCache(seconds=0)  # every request finds the entry expired
+    found = await asyncio.gather(*(cache.authenticate(token) for _ in range(8)))
+    assert len({identity.id for identity in found}) == 1
+    assert lookups == [token]
+    await cache.authenticate(token)
+    assert len(lookups) == 2  # a later request looks it up again

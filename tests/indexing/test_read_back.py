@@ -2,6 +2,7 @@
 
 import json
 import re
+import sys
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -191,6 +192,24 @@ def test_minified_json_is_served_pretty_printed_and_read_as_sent_with_raw() -> N
     raw_page = format_read(store, label, raw=True)
     assert raw_page.startswith("1-1: " + text[:2000] + "\n1-2: ")
     assert read_every_page(store, label, raw=True) == text
+
+
+def test_large_minified_json_is_kept_packed_and_reads_back_whole() -> None:
+    """Read member by member, its pretty text is packed as the writer thread takes it; pages,
+    search hits and the text as sent all read back from the packed blocks."""
+    value = [
+        {"id": n, "name": f"naïve ☃ {n}", "tags": ["a\rb", "x" * (n % 50)]} for n in range(6000)
+    ]
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert len(text) > 256 * 1024  # read member by member
+    store, label, _ = compress(text)
+    pretty = json.dumps(value, indent=2, ensure_ascii=False)
+    assert read_every_page(store, label) == pretty
+    assert read_every_page(store, label, raw=True) == text
+    hits = store.search("5999", source=label)
+    assert hits and all(hit.body in pretty for hit in hits)
+    kept = sys.getsizeof(store.lines(label).text) + sys.getsizeof(store.lines(label, raw=True).text)
+    assert kept < len(pretty.encode()) / 2
 
 
 def test_the_pretty_printing_rule_is_one_line_holding_nine_tenths_beyond_a_part() -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from gateway import exchange
 from gateway.runtime import running_gateway
+from gateway.session import GatewaySession
 from tests.inprocess.asgi_http import (
     INITIALIZE,
     LEGACY_VERSION,
@@ -205,3 +206,23 @@ async def test_a_2026_client_calls_tools_without_a_session(echo_token):
     assert added.content[0].text == "42"
     [session] = running_gateway().sessions.live()
     assert session.key.startswith("client-")
+
+
+async def test_a_2026_call_finds_its_tool_schema_without_listing_the_tools(echo_token, monkeypatch):
+    listings = []
+    visible_tools = GatewaySession.visible_tools
+
+    async def counted(session):
+        listings.append(session.key)
+        return await visible_tools(session)
+
+    async with sdk_client(echo_token) as client:
+        listed = await client.list_tools()
+        monkeypatch.setattr(GatewaySession, "visible_tools", counted)
+        added = await client.call_tool("echo__add", {"a": 1, "b": 2})
+    assert added.content[0].text == "3"
+    assert listings == []  # the SDK's check of Mcp-Param headers used the listed schema
+    [session] = running_gateway().sessions.live()
+    schema = next(tool.input_schema for tool in listed.tools if tool.name == "echo__add")
+    assert session.listed_input_schema("echo__add") == schema
+    assert session.listed_input_schema("echo__missing") is None

@@ -17,7 +17,6 @@ from indexing.engine.chunker.json_members import NotStreamable
 from indexing.engine.chunker.jsondoc import chunk_json
 from indexing.engine.chunker.lines import Lines
 from indexing.engine.chunker.markdown import chunk_markdown
-from indexing.engine.chunker.packed import PackedLines
 from indexing.engine.chunker.plaintext import chunk_text
 from indexing.engine.text import encode_document
 
@@ -30,7 +29,6 @@ __all__ = [
     "Lines",
     "NotStreamable",
     "OutlineEntry",
-    "PackedLines",
     "ParsedDocument",
     "Chunking",
     "chunk_document",
@@ -45,8 +43,8 @@ class Chunking(NamedTuple):
     still being written (`Lines.complete`: a large JSON document's). Taking chunks while
     another thread indexes those already taken overlaps the two (see
     `indexing.engine.compressor`). `source_bytes` is the size of the text as given
-    (`indexing.engine.text.utf8_size`), not of the lines served; `raw` is that text, packed,
-    when the lines served are not it (minified JSON served pretty-printed).
+    (`indexing.engine.text.utf8_size`), not of the lines served; `raw` is that text (kept
+    packed) when the lines served are not it (minified JSON served pretty-printed).
     """
 
     format: DocumentFormat
@@ -54,7 +52,7 @@ class Chunking(NamedTuple):
     chunks: Iterator[Chunk]
     outline: list[OutlineEntry]
     source_bytes: int
-    raw: PackedLines | None = None
+    raw: Lines | None = None
 
 
 def start_chunking(

@@ -5,7 +5,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 from indexing.engine.chunker.lines import Lines
-from indexing.engine.chunker.packed import PackedLines
 from indexing.engine.text import one_line
 
 if TYPE_CHECKING:
@@ -60,7 +59,7 @@ class ParsedDocument:
     lines: Lines
     chunks: "ChunkList"
     outline: list[OutlineEntry] = field(default_factory=list)
-    raw: PackedLines | None = None
+    raw: Lines | None = None
 
     def body(self, chunk: Chunk) -> str:
         """The text a chunk covers, as it is indexed and shown in search hits."""

@@ -24,7 +24,6 @@ from indexing.engine.chunker.json_parse import (
     stdlib_pretty,
 )
 from indexing.engine.chunker.lines import Lines
-from indexing.engine.chunker.packed import PackedLines
 from indexing.engine.text import LINE_PART_CHARS, sanitize
 
 STREAM_MIN_CHARS = 256 * 1024
@@ -33,13 +32,13 @@ STREAM_MIN_CHARS = 256 * 1024
 
 class JsonDocument(NamedTuple):
     """A JSON document: the lines served, its chunks as they are taken, its outline
-    (complete once the chunks all are), and `raw`, the text as sent (packed), when the
-    lines served are not it but its pretty-printed text (`is_minified`)."""
+    (complete once the chunks all are), and `raw`, the text as sent, when the lines
+    served are not it but its pretty-printed text (`is_minified`): both kept packed."""
 
     lines: Lines
     chunks: Iterator[Chunk]
     outline: list[OutlineEntry]
-    raw: PackedLines | None = None
+    raw: Lines | None = None
 
 
 PRETTY_MIN_LINE_CHARS = LINE_PART_CHARS
@@ -67,7 +66,8 @@ def chunk_json(text: str, sent: Lines, *, whole: bool = False) -> JsonDocument |
 
     The lines served are the text as sent (`sent`, its `Lines`), chunks and outline mapped
     onto them from its pretty-printed text (`JsonLayout`); minified JSON (`is_minified`) is
-    served pretty-printed instead, the text as sent kept packed as `raw`. A large document
+    served pretty-printed instead, both kept packed (`PackedText`), the text as sent as
+    `raw`. A large document
     is read one top-level member at a time as its chunks are taken (`read_members`), unless
     `whole` asks for it to be read whole at once.
 
@@ -79,11 +79,11 @@ def chunk_json(text: str, sent: Lines, *, whole: bool = False) -> JsonDocument |
     if not OPENS_OBJECT_OR_ARRAY.match(text):
         return None  # before `sanitize`, which reads a text beyond ASCII whole
     # Minified: the text as sent is kept packed only (its bytes are freed as chunking starts).
-    raw = PackedLines.of(sent) if is_minified(sent) else None
+    raw = Lines.packed(sent.text) if is_minified(sent) else None
     minified = raw is not None
     text = sanitize(text, keep_crlf=True)
     if not whole and len(text) >= STREAM_MIN_CHARS:
-        served = Lines.writing() if minified else None  # else the pretty text is not kept
+        served = Lines.writing(packed=True) if minified else None  # else it is not kept
         try:
             members = read_members(text, served)
         except NotStreamable:
@@ -100,7 +100,7 @@ def chunk_json(text: str, sent: Lines, *, whole: bool = False) -> JsonDocument |
     if parsed is None:
         return None
     if minified:
-        lines = Lines.of(parsed.text)
+        lines = Lines.packed(parsed.text)
         chunker = JsonChunker(parsed.encode, lines)
         return JsonDocument(lines, _walked(chunker, parsed), chunker.outline, raw)
     layout = JsonLayout(sent)

@@ -15,12 +15,14 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from indexing.engine.chunker.packed import PackedText
 from indexing.engine.text import LINE_PART_CHARS
 
 BLOCK_BYTES = 1 << 16
 """Newlines are looked for a block of this many bytes at a time (bounding numpy's buffers);
 text being written is indexed once this much of it is waiting."""
 NEWLINE, SPACE = ord("\n"), ord(" ")
+CARRIAGE_RETURN = b"\r"
 _STARTS_DTYPES = {"I": np.uint32, "q": np.int64}
 """numpy's types for the typecodes of `Lines.starts`."""
 
@@ -37,14 +39,29 @@ class Lines:
     Lines may also be written as they are made (`Lines.writing()`, `write`, `finish`):
     until finished, only the lines whose newline has been indexed are there, and another
     thread may read those meanwhile (never holding a view of `text`, which grows).
+
+    Text read seldom, or a piece at a time, may be kept packed (`PackedText`: `packed`,
+    `writing(packed=True)`, then `pack_through` as it is written); it is then only ever
+    sliced.
     """
 
-    __slots__ = ("text", "starts", "ascii", "complete", "_waiting", "_waiting_bytes")
+    __slots__ = (
+        "text",
+        "starts",
+        "ascii",
+        "carriage_return",
+        "complete",
+        "_waiting",
+        "_waiting_bytes",
+    )
 
-    def __init__(self, text: bytes | bytearray, starts: array, *, complete: bool = True) -> None:
+    def __init__(
+        self, text: bytes | bytearray | PackedText, starts: array, *, complete: bool = True
+    ) -> None:
         self.text = text
         self.starts = starts
         self.ascii = text.isascii()  # then a line's characters are its bytes
+        self.carriage_return = CARRIAGE_RETURN in text  # in a line's text: kept as sent
         self.complete = complete
         self._waiting: list[bytes] = []  # written, not indexed yet
         self._waiting_bytes = 0
@@ -58,9 +75,16 @@ class Lines:
         return lines
 
     @classmethod
-    def writing(cls) -> Lines:
-        """Empty lines to `write` into, then `finish`."""
-        return cls(bytearray(), _starts_array(0), complete=False)
+    def packed(cls, text: bytes | bytearray) -> Lines:
+        """`Lines.of(text)`, the text kept packed."""
+        lines = cls.of(text)
+        lines.text = PackedText.of(text)
+        return lines
+
+    @classmethod
+    def writing(cls, *, packed: bool = False) -> Lines:
+        """Empty lines to `write` into, then `finish`; `packed`: kept packed as written."""
+        return cls(PackedText() if packed else bytearray(), _starts_array(0), complete=False)
 
     def write(self, data: bytes) -> None:
         """Append UTF-8 text (whole lines or not); it is indexed a block at a time."""
@@ -68,6 +92,12 @@ class Lines:
         self._waiting_bytes += len(data)
         if self._waiting_bytes >= BLOCK_BYTES:
             self.flush()
+
+    def pack_through(self, end: int) -> None:
+        """Text kept packed as it is written: pack it up to byte `end` (whole blocks), the
+        text before being needed only in pieces from now on. Only one thread packs."""
+        if type(self.text) is PackedText:
+            self.text.pack(end)
 
     def finish(self) -> None:
         """Everything is written: index the rest, the last line's newline implied."""
@@ -87,6 +117,7 @@ class Lines:
         self._waiting.clear()
         self._waiting_bytes = 0
         self.ascii = self.ascii and data.isascii()
+        self.carriage_return = self.carriage_return or CARRIAGE_RETURN in data
         offset = len(self.text)
         self.text += data
         self._index(data, offset)
@@ -173,6 +204,10 @@ class Lines:
     def utf8_size(self) -> int:
         """UTF-8 bytes of the lines, each with its newline."""
         return self.starts[-1]
+
+    def ends_with_newline(self) -> bool:
+        """Whether the text ends with `\\n` (else the last line's newline is implied)."""
+        return 0 < self.starts[-1] == len(self.text)
 
 
 def _starts_array(size: int) -> array:

@@ -1,46 +1,161 @@
-"""Lines kept compressed: the text as sent beside minified JSON served pretty-printed.
+"""Text kept zlib-packed a block at a time: minified JSON's pretty-printed lines, and its
+text as sent beside them.
 
-That text is read only when asked for as sent (`IndexRead(raw=true)`), while the pretty
-text is read for every search and page; kept whole beside it, it would double what the
-store holds for such a response. zlib at its fastest level keeps a quarter to a half of
-JSON, at about 7 ms a MiB to pack (before the pretty text is written, so that the two are
-never held whole together) and 3 ms to unpack.
+Minified JSON is served pretty-printed (`jsondoc`), and its text as sent is kept for
+`IndexRead(raw=true)`. Kept as bytes, the two took 1.5x the response (a compact array of
+records: pretty text 1.2x, and the text as sent packed whole), most of what the store held of
+it and of its peak while indexing it. Packed in blocks of `BLOCK_BYTES` with zlib at its
+fastest level, JSON keeps a quarter to a third of its size, at about 10 ms a MiB to pack
+(with the GIL released), and a read unpacks only the blocks it slices: about 0.1 ms each,
+one to three for an IndexRead page or a search hit.
+
+The pretty text is written unpacked and packed a few blocks behind, by the writer thread
+indexing it once it has taken the text of each step it writes (`pack`): the chunking
+thread need not pack it, nor the writer unpack it. Only the text not taken yet is held
+unpacked, at most `MAX_UNPACKED_BLOCKS` whole blocks: past them, the chunking thread packs
+the oldest itself.
 """
 
 from __future__ import annotations
 
+import sys
 import zlib
+from typing import overload
 
-from indexing.engine.chunker.lines import Lines
-
+BLOCK_BYTES = 1 << 15
+"""Bytes of text per packed block (64 KiB packs 3% smaller, and takes twice as long to
+unpack for a slice of one line)."""
 PACK_LEVEL = 1
+MAX_UNPACKED_BLOCKS = 8
+"""Written blocks left unpacked, at most, for `pack` (the writer thread) to pack: past
+them, `+=` packs the oldest itself (the writer lags behind a large document's chunking by
+up to half of it)."""
 
 
-class PackedLines:
-    """`Lines` compressed with zlib: their counts kept, their text unpacked on demand."""
+class PackedText:
+    """UTF-8 text packed in blocks of `BLOCK_BYTES`, read as `Lines` read their `bytes`:
+    `len`, slices (`text[start:end]`, as `bytes`), single bytes (`text[-1]`), `isascii`,
+    and `in` (which unpacks every block).
 
-    __slots__ = ("data", "line_count", "size")
+    Written by `+=`, unpacked, and packed by `pack`: one thread writes and one packs
+    (perhaps another) while others slice what was written before.
+    """
 
-    def __init__(self, data: bytes, line_count: int, size: int) -> None:
-        self.data = data
-        self.line_count = line_count
-        self.size = size
+    __slots__ = ("_blocks", "_state", "_ascii", "_unpacked", "_to_pack")
+
+    def __init__(self) -> None:
+        # Whole blocks, (packed, bytes): only appended to, and replaced once packed.
+        self._blocks: list[tuple[bool, bytes | bytearray]] = []
+        # (whole blocks, the last block's bytes): replaced as one, so that a reader on
+        # another thread always sees the blocks and the tail that follows them.
+        self._state: tuple[int, bytearray] = (0, bytearray())
+        self._ascii = True
+        # The block unpacked last (number, bytes): lines read in turn unpack a block once.
+        self._unpacked: tuple[int, bytes] = (-1, b"")
+        self._to_pack = 0  # the first block `pack` has not packed
 
     @classmethod
-    def of(cls, lines: Lines) -> PackedLines:
-        return cls(zlib.compress(lines.text, PACK_LEVEL), len(lines), lines.utf8_size())
+    def of(cls, data: bytes | bytearray) -> PackedText:
+        """`data` packed (its whole blocks; not copied first)."""
+        text = cls()
+        whole = len(data) - len(data) % BLOCK_BYTES
+        with memoryview(data) as view:
+            text._blocks = [
+                (True, zlib.compress(view[at : at + BLOCK_BYTES], PACK_LEVEL))
+                for at in range(0, whole, BLOCK_BYTES)
+            ]
+            text._state = (len(text._blocks), bytearray(view[whole:]))
+        text._to_pack = len(text._blocks)
+        text._ascii = data.isascii()
+        return text
+
+    def __iadd__(self, data: bytes | bytearray) -> PackedText:
+        """Append `data`, unpacked until `pack` packs it."""
+        self._ascii = self._ascii and data.isascii()
+        count, tail = self._state
+        room = BLOCK_BYTES - len(tail)
+        if len(data) < room:
+            tail += data  # in place: readers only slice what was there before
+            return self
+        with memoryview(data) as view:
+            tail += view[:room]
+            whole = [tail]
+            at = room
+            while len(view) - at >= BLOCK_BYTES:
+                whole.append(bytes(view[at : at + BLOCK_BYTES]))
+                at += BLOCK_BYTES
+            rest = bytearray(view[at:])
+        self._blocks += [(False, block) for block in whole]
+        self._state = (count + len(whole), rest)
+        if count + len(whole) - self._to_pack > MAX_UNPACKED_BLOCKS:  # `pack` lags behind
+            self.pack((count + len(whole) - MAX_UNPACKED_BLOCKS) * BLOCK_BYTES)
+        return self
+
+    def pack(self, end: int) -> None:
+        """Pack the whole blocks before byte `end` that are not packed yet."""
+        stop = min(end // BLOCK_BYTES, self._state[0])
+        for number in range(self._to_pack, stop):
+            packed, data = self._blocks[number]
+            if not packed:  # another thread may have packed it meanwhile
+                self._blocks[number] = (True, zlib.compress(data, PACK_LEVEL))
+        self._to_pack = max(self._to_pack, stop)
 
     def __len__(self) -> int:
-        return self.line_count
+        count, tail = self._state
+        return count * BLOCK_BYTES + len(tail)
 
-    def utf8_size(self) -> int:
-        """`Lines.utf8_size` of the lines unpacked."""
-        return self.size
+    def isascii(self) -> bool:
+        return self._ascii
 
-    @property
-    def text(self) -> bytes:
-        """The UTF-8 text, unpacked."""
-        return zlib.decompress(self.data)
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> bytes: ...
+    def __getitem__(self, index: int | slice) -> int | bytes:
+        count, tail = self._state
+        packed = count * BLOCK_BYTES
+        size = packed + len(tail)
+        if isinstance(index, int):
+            if index < 0:
+                index += size
+            if not 0 <= index < size:
+                raise IndexError("index out of range")
+            return self[index : index + 1][0]
+        start, end, step = index.indices(size)
+        if step != 1:
+            raise ValueError("slices of packed text are contiguous")
+        if end <= start:
+            return b""
+        pieces = []
+        if start < packed:
+            for number in range(start // BLOCK_BYTES, (min(end, packed) - 1) // BLOCK_BYTES + 1):
+                at = number * BLOCK_BYTES
+                pieces.append(self._block(number)[max(start - at, 0) : end - at])
+        if end > packed:
+            pieces.append(tail[max(start - packed, 0) : end - packed])
+        return b"".join(pieces)
 
-    def unpacked(self) -> Lines:
-        return Lines.of(self.text)
+    def _block(self, number: int) -> bytes | bytearray:
+        """Whole block `number`, unpacked."""
+        packed, data = self._blocks[number]
+        if not packed:
+            return data
+        unpacked = self._unpacked  # read once: another thread may replace it
+        if unpacked[0] != number:
+            unpacked = self._unpacked = (number, zlib.decompress(data))
+        return unpacked[1]
+
+    def __contains__(self, part: bytes) -> bool:
+        """Whether `part` is in the text (unpacked a block at a time)."""
+        overlap = max(len(part) - 1, 0)
+        return any(
+            part in self[start : start + BLOCK_BYTES + overlap]
+            for start in range(0, max(len(self), 1), BLOCK_BYTES)
+        )
+
+    def __sizeof__(self) -> int:
+        """Bytes held: the blocks and their list, the tail, the block unpacked last."""
+        _, tail = self._state
+        blocks = [data for _, data in self._blocks]
+        held = [self._blocks, *self._blocks, *blocks, tail, self._unpacked[1]]
+        return object.__sizeof__(self) + sum(map(sys.getsizeof, held))
