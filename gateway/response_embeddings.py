@@ -1,13 +1,16 @@
 """The embeddings of a session's compressed responses, for hybrid search over them.
 
-Computed after the placeholder is sent, on one process-wide thread (one response at a time:
-a MiB of text takes minutes of CPU, and the event loop keeps the other core), with the
-model `indexing.engine.hybrid.embedder` loads once per process.
+Computed after the placeholder is sent, on one process-wide thread at a lower priority
+than serving (one response at a time: a MiB of text takes minutes of CPU, and the event
+loop keeps the other core), with the model `indexing.engine.hybrid.embedder` loads once per
+process. Responses above `RESPONSE_VECTORS_MAX_BYTES` get none: keywords alone rank them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import queue
 import threading
 import time
@@ -21,12 +24,16 @@ from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hi
 from indexing.engine.store import Hit, SessionStore
 
 logger = logging.getLogger(__name__)
+EMBEDDING_NICENESS = 10
 _jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
 _worker: threading.Thread | None = None
 _worker_lock = threading.Lock()
 
 
 def _run_jobs() -> None:
+    # Below the event loop's priority: serving calls comes first (Linux nices a thread alone).
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), EMBEDDING_NICENESS)
     while True:
         job = _jobs.get()
         try:
@@ -63,8 +70,15 @@ class ResponseEmbeddings:
         if model is None:
             return
         stats = compression.indexed.result()
+        if stats.original_bytes > django_settings.RESPONSE_VECTORS_MAX_BYTES:
+            self._vectors.skip(stats.label)
+            return
         started = time.perf_counter()
-        self._vectors.add(store, stats.label, model)
+        try:
+            self._vectors.add(store, stats.label, model)
+        except Exception:
+            self._vectors.skip(stats.label)  # searches need not wait for it
+            raise
         if self._vectors.ready([stats.label]):
             logger.info(
                 "%s embedded in %.1f s (%d bytes)",

@@ -52,6 +52,11 @@ try:
     # Hybrid vector search is on by default exactly where its model is installed (SPEC §1).
     EMBEDDING_MODEL_DIR = config.embedding_model_dir(BASE_DIR)
     VECTOR_SEARCH_DEFAULT = config.embedding_backend_ready(EMBEDDING_MODEL_DIR)
+    # Responses up to this size get vectors for hybrid search (minutes of CPU a MiB);
+    # larger ones are searched by keywords alone. 0 turns response vectors off.
+    RESPONSE_VECTORS_MAX_BYTES = int(
+        config.number("LOCALROUTER_RESPONSE_VECTORS_MAX_KIB", 512, minimum=0) * 1024
+    )
 except config.ConfigError as error:
     config.fail(error)
 

@@ -54,6 +54,7 @@ class ResponseVectors:
         self._lock = threading.Lock()
         # label -> (int8 piece vectors, their scales, chunk ids ascending, each one's first piece)
         self._labels: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._keywords_only: set[str] = set()  # labels left without vectors (`skip`)
         self._closed = False
         self._model: Any = None  # the model of the vectors held (queries need the same one)
 
@@ -85,10 +86,18 @@ class ResponseVectors:
             self._model = model
             self._labels[label] = (quantized, scales[:, 0], chunk_ids, starts)
 
-    def ready(self, labels: list[str]) -> bool:
-        """Whether every one of `labels` (at least one) has its vectors."""
+    def skip(self, label: str) -> None:
+        """Leave `label` without vectors for good: searches rank its chunks by keywords alone
+        and need not wait for it."""
         with self._lock:
-            return bool(labels) and all(label in self._labels for label in labels)
+            self._keywords_only.add(label)
+
+    def ready(self, labels: list[str]) -> bool:
+        """Whether every one of `labels` (at least one) has its vectors, or never will, and
+        at least one has them."""
+        with self._lock:
+            done = all(label in self._labels or label in self._keywords_only for label in labels)
+            return done and any(label in self._labels for label in labels)
 
     def ranking(self, query: str, labels: list[str]) -> list[int]:
         """Chunk ids of `labels`, best first by their best piece's cosine to `query`."""
@@ -122,6 +131,7 @@ class ResponseVectors:
         with self._lock:
             for label in labels:
                 self._labels.pop(label, None)
+                self._keywords_only.discard(label)
 
     def close(self) -> None:
         """Stop any `add` in progress at its next step; later ones keep nothing."""

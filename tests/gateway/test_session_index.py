@@ -130,3 +130,15 @@ async def test_with_vector_search_on_a_response_is_searched_by_meaning_once_embe
 async def test_with_vector_search_on_and_no_model_keywords_rank(settings, monkeypatch) -> None:
     before, after = await _searched_after_embedding(None, settings, monkeypatch)
     assert before == after and "No matches." in after
+
+
+async def test_a_response_above_the_vectors_bound_is_searched_by_keywords(
+    settings, monkeypatch
+) -> None:
+    from tests.indexing.test_response_vectors import ConceptModel
+
+    settings.RESPONSE_VECTORS_MAX_BYTES = 10_000  # the response is 20 KB
+    model = ConceptModel()
+    before, after = await _searched_after_embedding(model, settings, monkeypatch)
+    assert before == after and "No matches." in after
+    assert model.embedded == []

@@ -116,3 +116,14 @@ def test_evicted_responses_are_forgotten_and_closed_vectors_embed_nothing() -> N
     vectors.add(store, "zlib:2", model)
     assert model.embedded == [] and not vectors.ready(["zlib:2"])
     store.close()
+
+
+def test_a_skipped_response_ranks_by_keywords_beside_ones_with_vectors(store) -> None:
+    vectors = ResponseVectors()
+    add_text(store, "zlib:2", DOCUMENT, tool="zlib", run=2)
+    vectors.skip("zlib:2")
+    assert hybrid_response_hits(store, vectors, "integrity", "zlib:2", 5) is None  # none to fuse
+    assert hybrid_response_hits(store, vectors, "integrity", "zlib:", 5) is None  # zlib:1 pending
+    vectors.add(store, "zlib:1", ConceptModel())
+    hits = hybrid_response_hits(store, vectors, "check the integrity", "zlib:", 5)
+    assert hits[0].label == "zlib:1" and answer_rank(hits, 242) == 1
