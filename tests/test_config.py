@@ -35,7 +35,11 @@ def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.C
         ("LOCALROUTER_SESSION_IDLE_TIMEOUT", "soon", "LOCALROUTER_SESSION_IDLE_TIMEOUT: expected"),
         ("LOCALROUTER_INDEX_MAX_MIB", "0", "LOCALROUTER_INDEX_MAX_MIB: must be at least 1"),
         ("LOCALROUTER_SERVER", "gunicorn", "LOCALROUTER_SERVER: expected one of daphne, uvicorn"),
-        ("LOCALROUTER_RESPONSE_VECTORS_MAX_KIB", "-1", "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB: must"),
+        (
+            "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB",
+            "-1",
+            "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB: must",
+        ),
     ],
 )
 def test_a_bad_environment_value_stops_start_up_with_one_clear_line(tmp_path, name, value, message):
