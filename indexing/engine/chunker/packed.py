@@ -66,8 +66,7 @@ class PackedText:
         whole = len(data) - len(data) % BLOCK_BYTES
         with memoryview(data) as view:
             text._blocks = [
-                (True, _pack(view[at : at + BLOCK_BYTES]))
-                for at in range(0, whole, BLOCK_BYTES)
+                (True, _pack(view[at : at + BLOCK_BYTES])) for at in range(0, whole, BLOCK_BYTES)
             ]
             text._state = (len(text._blocks), bytearray(view[whole:]))
         text._to_pack = len(text._blocks)
