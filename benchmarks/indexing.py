@@ -690,7 +690,7 @@ def memory_report(memory: list[tuple[str, int, dict]], measured: str = "") -> li
         "peak / kept* = SQLite's allocator (`sqlite3_memory_highwater` / `sqlite3_memory_used` "
         "via ctypes) at its peak and after indexing; *text kept* = the document's UTF-8 text "
         "as the store holds it in Python (minified JSON, served pretty-printed: that text "
-        "and the text as sent, both zlib-packed in blocks); "
+        "and the text as sent, both LZ4-packed in blocks); "
         "*Python peak* = tracemalloc peak of the Python heap (chunking, lines, placeholder, "
         "the text kept; measured in a second run). All divided by the input bytes.",
         "",
