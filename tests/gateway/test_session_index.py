@@ -102,7 +102,8 @@ async def _searched_after_embedding(model, settings, monkeypatch) -> tuple[str, 
 
     settings.VECTOR_SEARCH_DEFAULT = True
     monkeypatch.setattr(response_embeddings, "embedder", lambda folder: model)
-    done = threading.Event()
+    started, done = threading.Event(), threading.Event()
+    response_embeddings._submit(lambda: started.wait(30))  # the response's turn comes later
     index = SessionIndex(resolve_settings(None, None))
     assert index.settings.vector_search
     result = types.CallToolResult(content=[types.TextContent(type="text", text=text)])
@@ -110,6 +111,7 @@ async def _searched_after_embedding(model, settings, monkeypatch) -> tuple[str, 
     label = re.search(r'indexed as "([^"]+)"', placeholder)[1]
     search = {"queries": ["check the integrity"], "source": label}
     before = await _call(index, "IndexSearch", search)
+    started.set()
     response_embeddings._submit(done.set)  # queued after the response's embedding
     assert await asyncio.to_thread(done.wait, 30)
     after = await _call(index, "IndexSearch", search)
