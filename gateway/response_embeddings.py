@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from django.conf import settings as django_settings
 
+from indexing.catalog_documents import CATALOG_PREFIX
 from indexing.engine.compressor import Compression
 from indexing.engine.hybrid import embedder
 from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits
@@ -91,7 +92,9 @@ class ResponseEmbeddings:
         self, store: SessionStore, query: str, source: str | None, limit: int
     ) -> list[Hit] | None:
         """Hybrid hits once every response under `source` has its vectors, else None."""
-        return hybrid_response_hits(store, self._vectors, query, source, limit)
+        return hybrid_response_hits(
+            store, self._vectors, query, source, limit, keywords_only=CATALOG_PREFIX
+        )
 
     def close(self) -> None:
         """Stop embedding for this session (before its store closes)."""

@@ -15,6 +15,7 @@ from clients.context_settings import EffectiveSettings
 from gateway.catalog_view import Activation, CatalogView
 from gateway.response_embeddings import ResponseEmbeddings
 from indexing.background import log_failure
+from indexing.catalog_documents import CATALOG_PREFIX
 from indexing.engine.catalog_chunks import chunk_catalog_document
 from indexing.engine.compressor import ResponseCompressor
 from indexing.engine.hybrid import CatalogVectors, embedder, hybrid_hits
@@ -38,7 +39,7 @@ def new_store() -> SessionStore:
 def index_documents(documents: list[tuple[str, str]], store: SessionStore | None = None):
     """Add the catalog documents `store` lacks (a new store when none is given); blocking."""
     store = store if store is not None else new_store()
-    known = set(store.labels(prefix="mcp/")) | set(store.evicted_labels("mcp/"))
+    known = set(store.labels(prefix=CATALOG_PREFIX)) | set(store.evicted_labels(CATALOG_PREFIX))
     missing = [
         (label, chunk_catalog_document(text)) for label, text in documents if label not in known
     ]
@@ -170,7 +171,7 @@ class SessionIndex:
         store, responses = self.store, self._responses
 
         def rank(query: str, source: str | None, limit: int) -> list:
-            if source is not None and source.startswith("mcp/"):
+            if source is not None and source.startswith(CATALOG_PREFIX):
                 if catalog is not None:
                     return hybrid_hits(store, catalog, query, source, limit)
             elif (hits := responses.search(store, query, source, limit)) is not None:

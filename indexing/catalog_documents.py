@@ -10,21 +10,24 @@ from typing import Any
 
 import mcp_types as types
 
+CATALOG_PREFIX = "mcp/"
+"""What every catalog document's label starts with (a response's never does)."""
+
 
 def tool_label(server: str, name: str) -> str:
-    return f"mcp/{server}/tool/{name}"
+    return f"{CATALOG_PREFIX}{server}/tool/{name}"
 
 
 def prompt_label(server: str, name: str) -> str:
-    return f"mcp/{server}/prompt/{name}"
+    return f"{CATALOG_PREFIX}{server}/prompt/{name}"
 
 
 def resource_label(server: str, uri: str) -> str:
-    return f"mcp/{server}/resource/{uri}"
+    return f"{CATALOG_PREFIX}{server}/resource/{uri}"
 
 
 def server_label(server: str) -> str:
-    return f"mcp/{server}"
+    return f"{CATALOG_PREFIX}{server}"
 
 
 def _parameters(schema: dict[str, Any], prefix: str = "") -> list[str]:

@@ -144,10 +144,17 @@ def hybrid_response_hits(
     query: str,
     source: str | None,
     limit: int,
+    keywords_only: str | None = None,
 ) -> list[Hit] | None:
     """Keyword and embedding rankings of the documents under `source`, fused by chunk; None
-    when some of them have no vectors (yet), and then keywords alone rank."""
-    labels = store.searched_labels(source)
+    when some of them have no vectors (yet), and then keywords alone rank. Documents whose
+    labels start with `keywords_only` (a catalog's) never get vectors: neither waited for
+    nor in the embedding ranking."""
+    labels = [
+        label
+        for label in store.searched_labels(source)
+        if keywords_only is None or not label.startswith(keywords_only)
+    ]
     vectors.forget(store.evicted_labels(source))
     if not vectors.ready(labels):
         return None

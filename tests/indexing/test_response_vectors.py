@@ -127,3 +127,14 @@ def test_a_skipped_response_ranks_by_keywords_beside_ones_with_vectors(store) ->
     vectors.add(store, "zlib:1", ConceptModel())
     hits = hybrid_response_hits(store, vectors, "check the integrity", "zlib:", 5)
     assert hits[0].label == "zlib:1" and answer_rank(hits, 242) == 1
+
+
+def test_documents_that_never_get_vectors_are_not_waited_for(store) -> None:
+    add_text(store, "mcp/zlib/tool/crc32", "crc32: checksum of a buffer\n", tool="catalog", run=1)
+    vectors = ResponseVectors()
+    vectors.add(store, "zlib:1", ConceptModel())
+    assert hybrid_response_hits(store, vectors, "integrity", None, 5) is None  # a catalog entry
+    hits = hybrid_response_hits(
+        store, vectors, "check the integrity", None, 5, keywords_only="mcp/"
+    )
+    assert answer_rank(hits, 242) == 1
