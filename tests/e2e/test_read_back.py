@@ -35,7 +35,8 @@ def api_model() -> str:
 def files() -> dict[str, bytes]:
     csv = "".join(f"{n},name {n},{n * 1.5:.2f}\r\n" for n in range(2000))
     notes = "".join(f"\tnote {n}: café ✓\n" for n in range(1500)).rstrip("\n")
-    minified = json.dumps({"items": [{"id": n, "name": f"item {n}"} for n in range(800)]})
+    # Large enough that both its texts span several packed blocks (32 KiB each).
+    minified = json.dumps({"items": [{"id": n, "name": f"item {n}"} for n in range(3000)]})
     return {
         "api-model.json": api_model().encode(),
         "table.csv": csv.encode(),
