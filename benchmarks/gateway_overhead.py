@@ -75,6 +75,7 @@ TEXT = "hello, gateway"
 TARGET_ADDED_MS = 3.0
 LEGACY, MODERN = "legacy", "2026-07-28"  # the SDK client's modes: handshake era, stateless era
 SERVERS = ("daphne", "uvicorn")
+APPLICATION = "localrouter.asgi:application"
 BALANCER = ROOT / "benchmarks" / "_balancer.py"
 LOAD_AT_START = os.getloadavg()[0]
 
@@ -474,28 +475,18 @@ def launch_localrouter(
     options: argparse.Namespace,
     source: Path = ROOT,
 ) -> tuple[subprocess.Popen, int]:
-    """One LocalRouter worker under `server` (daphne or uvicorn) on a free port."""
+    """One LocalRouter worker under `server` (daphne or uvicorn) on a free port, started as
+    `make serve` starts it (`manage.py serve`)."""
     port = free_port()
-    if server == "uvicorn":  # `manage.py serve` runs uvicorn in its own process
-        args = [PYTHON, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
-        env = {**env, "LOCALROUTER_SERVER": "uvicorn"}
-    else:
-        args = [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port)]
-        if options.daphne_access_log:
-            args += ["--access-log", str(procs.logdir / f"{name}-access.log")]
-        args.append("localrouter.asgi:application")
+    env = {**env, "LOCALROUTER_SERVER": server}
+    serve = ["manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    args = [PYTHON, *serve]
     if options.profile:  # cProfile writes NAME.prof as the worker exits (SIGTERM)
         profile = Path(options.profile).resolve() / f"{name}.prof"
-        script = args[0] if server == "daphne" else "manage.py"
-        args = [
-            PYTHON,
-            "-m",
-            "cProfile",
-            "-o",
-            str(profile),
-            script,
-            *args[1 if server == "daphne" else 2 :],
-        ]
+        # For daphne, `manage.py serve` execs a fresh interpreter: profile that one.
+        daphne = ["-m", "gateway.daphne_server", "-b", "127.0.0.1", "-p", str(port), APPLICATION]
+        args = [PYTHON, "-m", "cProfile", "-o", str(profile)]
+        args += daphne if server == "daphne" else serve
     process, log = procs.start(name, args, env, cwd=source)
     wait_for_port(port, process, log)
     return process, port
@@ -851,7 +842,6 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--skip-mcp-proxy", action="store_true")
     parser.add_argument("--no-docs", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument("--keep-logs", action="store_true", help="keep the temp dir with logs")
-    parser.add_argument("--daphne-access-log", action="store_true")
     parser.add_argument(
         "--profile",
         metavar="DIR",

@@ -118,13 +118,9 @@ class LiveGateway:
 
 
 def start_daphne(live: LiveGateway, port: int, log_path: Path) -> subprocess.Popen:
-    """One more worker for `live`'s database and settings: daphne, or uvicorn through
-    `manage.py serve` when `live.env` says LOCALROUTER_SERVER=uvicorn."""
-    if live.env.get("LOCALROUTER_SERVER") == "uvicorn":
-        args = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    else:
-        daphne = str(Path(sys.executable).parent / "daphne")
-        args = [daphne, "-b", "127.0.0.1", "-p", str(port), "localrouter.asgi:application"]
+    """One more worker for `live`'s database and settings, started as `make serve` starts
+    one: daphne, or uvicorn when `live.env` says LOCALROUTER_SERVER=uvicorn."""
+    args = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             args,

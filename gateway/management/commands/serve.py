@@ -2,7 +2,6 @@
 
 import os
 import sys
-from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -26,10 +25,11 @@ class Command(BaseCommand):
         if settings.HTTP_SERVER == "uvicorn":
             uvicorn_server.serve(host, port, proxy_headers=proxy_headers)
             return
-        # daphne installs Twisted's reactor as it is imported: start it afresh.
-        daphne = str(Path(sys.executable).parent / "daphne")
-        argv = [daphne, *(["--proxy-headers"] if proxy_headers else [])]
+        # daphne installs Twisted's reactor on a loop it makes as it is imported: start it
+        # afresh, in an interpreter whose loop policy is set first (gateway/daphne_server.py).
+        argv = [sys.executable, "-m", "gateway.daphne_server"]
+        argv += ["--proxy-headers"] if proxy_headers else []
         argv += ["-b", host, "-p", str(port), uvicorn_server.APPLICATION]
         sys.stdout.flush()
         sys.stderr.flush()
-        os.execv(daphne, argv)
+        os.execv(sys.executable, argv)
