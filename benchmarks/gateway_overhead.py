@@ -255,6 +255,8 @@ class Row:
     mean_ms: float | None = None
     calls_per_s: float | None = None
     cpu_ms: float | None = None
+    concurrent_cpu_ms: float | None = None  # the server's, over every concurrent run
+    client_cpu_ms: float | None = None  # this process's (the SDK clients'), likewise
     note: str = ""
     tallies: dict[str, dict] | None = None  # the balancer's, by phase (two workers only)
 
@@ -372,6 +374,8 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
         if t.balancer:
             tallies[t.key]["latency"] = await balancer_tally(t.balancer, restart=True)
     runs: dict[str, list[float]] = {t.key: [] for t in targets if t.throughput}
+    concurrent_cpu = {t.key: 0.0 for t in targets}
+    client_cpu = {t.key: 0.0 for t in targets}
     for i in range(options.repeat):
         print(
             f"  throughput run {i + 1}/{options.repeat}: {options.sessions} sessions x "
@@ -381,8 +385,11 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
         )
         for t in targets:
             if t.throughput:
+                server_before, client_before = cpu_of(t.pids), time.process_time()
                 rate = await concurrent(t.factory, t.tool, options.sessions, options.per_session)
                 runs[t.key].append(rate)
+                concurrent_cpu[t.key] += cpu_of(t.pids) - server_before
+                client_cpu[t.key] += time.process_time() - client_before
     for t in targets:
         if t.balancer:
             tallies[t.key]["throughput"] = await balancer_tally(t.balancer, restart=False)
@@ -402,6 +409,9 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
         row.tallies = tallies[t.key] or None
         if t.throughput:
             row.calls_per_s = max(runs[t.key])
+            calls = options.repeat * options.sessions * options.per_session
+            row.concurrent_cpu_ms = concurrent_cpu[t.key] * 1000 / calls if t.pids else None
+            row.client_cpu_ms = client_cpu[t.key] * 1000 / calls
             rates = ", ".join(f"{r:.0f}" for r in runs[t.key])
             print(f"  {t.name}: calls/s per run {rates}", file=sys.stderr)
         rows.append(row)
@@ -616,6 +626,8 @@ def table(rows: list[Row]) -> str:
         "calls/s (concurrent)",
         "x mcp-proxy",
         "server CPU ms/call",
+        "server CPU ms/call (concurrent)",
+        "client CPU ms/call (concurrent)",
         "note",
     ]
     cells = [
@@ -627,11 +639,13 @@ def table(rows: list[Row]) -> str:
             fmt(r.calls_per_s, 0),
             fmt(ratio(r.calls_per_s, proxy.calls_per_s if proxy else None)),
             fmt(r.cpu_ms),
+            fmt(r.concurrent_cpu_ms),
+            fmt(r.client_cpu_ms),
             r.note,
         ]
         for r in rows
     ]
-    return _docs.markdown_table(columns, cells, "lrrrrrrl")
+    return _docs.markdown_table(columns, cells, "lrrrrrrrrl")
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -760,7 +774,9 @@ def section(rows: list[Row], options: argparse.Namespace) -> str:
             f"over total wall time, best of {options.repeat} runs. "
             "Server CPU ms/call: user+system CPU time of the server process alone (daphne, "
             "uvicorn, mcp-proxy or the fixture; both workers for two; not the upstream child "
-            "nor the balancer) over the sequential calls. Two workers: the same code under "
+            "nor the balancer) over the sequential calls, and over all the concurrent runs; "
+            "client CPU: this benchmark process's (the SDK clients') over the concurrent runs. "
+            "Two workers: the same code under "
             f"{options.workers_server} with `REDIS_URL`, behind `benchmarks/_balancer.py` "
             "(its own process), which sends each request to the next worker in turn, "
             "with no stickiness, and times the tools/call requests that reached a worker "
