@@ -32,11 +32,17 @@ _vector_cache: dict[str, Any] = {}  # embedded text -> unit vector, shared by al
 
 def embedder(folder: Path | None) -> Any | None:
     """The process's sentence encoder from the model in `folder`, loaded on first use; None
-    when numpy & co. or the model's files are missing (then it stays None for the process)."""
+    when numpy & co. or the model's files are missing (then it stays None for the process).
+
+    Loading it limits the process's BLAS to one thread: the encoder's matrices are small,
+    and here a query took 25 ms on two OpenBLAS threads against 9 ms on one; the pool's
+    threads would also escape the embedding thread's low priority."""
     global _embedder
     with _embedder_lock:
         if _embedder is None:
             try:
+                from threadpoolctl import threadpool_limits
+
                 from indexing.engine.embeddings import Embedder, model_folder_ready
             except ImportError as error:
                 logger.warning("hybrid search unavailable: %s", error)
@@ -46,6 +52,7 @@ def embedder(folder: Path | None) -> Any | None:
                 logger.warning("hybrid search unavailable: no embedding model (see README)")
                 _embedder = False
                 return None
+            threadpool_limits(1, user_api="blas")
             _embedder = Embedder.from_path(folder)
         return _embedder or None
 

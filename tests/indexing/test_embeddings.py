@@ -5,6 +5,10 @@ all-MiniLM-L6-v2, which `make test` fetches) and are skipped without it; so is e
 optional numpy/safetensors/tokenizers packages are not installed.
 """
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 for _package in ("numpy", "safetensors", "tokenizers"):
@@ -113,3 +117,29 @@ def test_catalog_embeddings_log_when_they_start_and_finish_with_counts(
     caplog.clear()
     CatalogVectors(documents, embedder)  # cached: no work, no lines
     assert not [r for r in caplog.records if r.name == "indexing.engine.hybrid"]
+
+
+def test_loading_the_process_encoder_leaves_blas_one_thread(embedder: Embedder) -> None:
+    """In a fresh interpreter (the limit is the process's): two BLAS threads before, one after."""
+    script = (
+        "import sys\n"
+        "from threadpoolctl import threadpool_info, threadpool_limits\n"
+        "from indexing.engine.hybrid import embedder\n"
+        "threadpool_limits(2, user_api='blas')\n"
+        "def blas():\n"
+        "    pools = threadpool_info()\n"
+        "    return sorted({p['num_threads'] for p in pools if p['user_api'] == 'blas'})\n"
+        "print(blas())\n"
+        "from pathlib import Path\n"
+        "assert embedder(Path(sys.argv[1])) is not None\n"
+        "print(blas())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(settings.EMBEDDING_MODEL_DIR)],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert result.stdout.split() == ["[2]", "[1]"]

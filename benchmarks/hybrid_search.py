@@ -1,0 +1,188 @@
+"""IndexSearch latency and memory with response vectors (hybrid search), by store size.
+
+The store is filled as `benchmarks/indexing.py` fills it for its keyword latency (1 MiB
+responses of five formats in turn, up to 2, 10 and 51 MiB), then every response gets its
+piece vectors. Embedding 51 MiB with the real model would take hours of CPU, and what a
+search costs does not depend on the vectors' values, so the pieces get random unit vectors
+(stored as the gateway stores them: int8 with a scale per piece); each query is embedded by
+the real all-MiniLM-L6-v2, as IndexSearch does. Searches run as the gateway runs them with
+vector search on (`search_with_labels` with the session's ranker: hybrid once vectors are
+ready): over the whole store, and with `source=` one label.
+
+Usage: .venv/bin/python benchmarks/hybrid_search.py [--queries N] [--no-docs]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[0:1] = [str(ROOT)]  # run as a script, `import indexing` must not find this file
+
+import numpy as np  # noqa: E402
+
+from benchmarks import _docs  # noqa: E402
+from benchmarks.indexing import (  # noqa: E402
+    FORMATS,
+    MIB,
+    THRESHOLD,
+    corpus,
+    percentile,
+    sample_queries,
+    size_name,
+)
+from indexing.engine.compressor import ResponseCompressor  # noqa: E402
+from indexing.engine.embeddings import Embedder, model_folder_ready  # noqa: E402
+from indexing.engine.hybrid import embedder  # noqa: E402
+from indexing.engine.labels import LabelCounter  # noqa: E402
+from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits  # noqa: E402
+from indexing.engine.search import search_with_labels  # noqa: E402
+from indexing.engine.store import SessionStore  # noqa: E402
+from tests.engine_helpers import compress_text  # noqa: E402
+
+SECTION = "hybrid_search"
+MODEL_DIR = ROOT / "var" / "models" / "all-MiniLM-L6-v2"
+STORE_SIZES = (2 * MIB, 10 * MIB, 51 * MIB)
+TARGET_P50_MS = 10.0
+TOOL = "files__read_text_file"
+
+
+class RandomPieces:
+    """Random unit vectors for pieces (their values do not change a search's cost); the
+    real model for queries, which `ResponseVectors.ranking` embeds with the model it holds."""
+
+    def __init__(self, model: Embedder) -> None:
+        self.model = model
+        self.dimensions = model.dimensions
+        self.pieces = True
+        self.random = np.random.default_rng(20261205)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not self.pieces:
+            return self.model.embed(texts)
+        vectors = self.random.standard_normal((len(texts), self.dimensions), np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def timed(function, *args) -> float:
+    started = time.perf_counter()
+    function(*args)
+    return (time.perf_counter() - started) * 1000
+
+
+def measure(queries: int) -> tuple[list[list[str]], float]:
+    model = embedder(MODEL_DIR)  # as the gateway loads it (one BLAS thread)
+    store = SessionStore()
+    compressor = ResponseCompressor(store, LabelCounter())
+    vectors = ResponseVectors()
+    pieces = RandomPieces(model)
+    texts: list[str] = []
+    labels: list[str] = []
+
+    def rank(query: str, source: str | None, limit: int) -> list:
+        hits = hybrid_response_hits(store, vectors, query, source, limit)
+        return store.search(query, source=source, limit=limit) if hits is None else hits
+
+    rows = []
+    embed_ms = []
+    for target in STORE_SIZES:
+        while store.total_bytes < target:
+            kind = FORMATS[len(texts) % len(FORMATS)]
+            text = corpus(kind, MIB, skip=len(texts) * 17)
+            _, stats = compress_text(compressor, TOOL, text, threshold=THRESHOLD)
+            texts.append(text)
+            labels.append(stats.label)
+            pieces.pieces = True
+            vectors.add(store, stats.label, pieces)
+        pieces.pieces = False
+        asked = sample_queries(texts, queries)
+        for query in asked[:10]:  # warm caches
+            search_with_labels(store, [query], rank=rank)
+        everywhere, one_label, keywords = [], [], []
+        for number, query in enumerate(asked):
+            source = labels[number % len(labels)]
+            everywhere.append(timed(search_with_labels, store, [query], None, None, rank))
+            one_label.append(timed(search_with_labels, store, [query], source, None, rank))
+            keywords.append(timed(search_with_labels, store, [query], source))
+            embed_ms.append(timed(model.embed, [query]))
+        rows.append(
+            [
+                f"{size_name(target)}",
+                str(len(texts)),
+                f"{percentile(everywhere, 0.5):.2f}",
+                f"{percentile(everywhere, 0.99):.2f}",
+                f"{percentile(one_label, 0.5):.2f}",
+                f"{percentile(one_label, 0.99):.2f}",
+                f"{percentile(keywords, 0.5):.2f}",
+                f"{vectors.nbytes / 2**20:.1f} MiB ({vectors.nbytes / store.total_bytes:.2f}x)",
+            ]
+        )
+        print(f"  {size_name(target)} done", file=sys.stderr, flush=True)
+    store.close()
+    return rows, statistics.median(embed_ms)
+
+
+def section(rows: list[list[str]], embed_ms: float, queries: int, run: str) -> str:
+    columns = [
+        "indexed",
+        "responses",
+        "p50 ms",
+        "p99 ms",
+        "p50 ms (source)",
+        "p99 ms (source)",
+        "keywords p50 ms (source)",
+        "vectors held",
+    ]
+    at_most = rows[-1]
+    return "\n".join(
+        [
+            "## IndexSearch with response vectors",
+            "",
+            f"Run {run}, with `.venv/bin/python benchmarks/hybrid_search.py"
+            f"{''.join(' ' + arg for arg in sys.argv[1:])}`.",
+            "",
+            "The store of *IndexSearch latency* above (1 MiB responses of five formats in "
+            "turn), each response with its piece vectors (random unit vectors, int8 with a "
+            "scale per piece, as the gateway keeps them: a search costs the same whatever "
+            "their values); each query embedded by all-MiniLM-L6-v2, loaded as the gateway "
+            "loads it (one BLAS thread). "
+            f"{queries} queries of 1, 2 or 4 words from the indexed text, through "
+            "`search_with_labels` with the gateway's hybrid ranker, over the whole store "
+            "and with `source=` one label; the last column but one is the same searches by "
+            "keywords alone.",
+            "",
+            _docs.markdown_table(columns, rows, "lrrrrrrr"),
+            "",
+            f"Embedding one query: {embed_ms:.1f} ms median. Target p50 <= "
+            f"{TARGET_P50_MS:g} ms at {at_most[0]}: over the whole store "
+            f"{_verdict(float(at_most[2]))} ({at_most[2]} ms), with `source=` "
+            f"{_verdict(float(at_most[4]))} ({at_most[4]} ms).",
+        ]
+    )
+
+
+def _verdict(p50: float) -> str:
+    return "**met**" if p50 <= TARGET_P50_MS else "**missed**"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--no-docs", action="store_true")
+    options = parser.parse_args()
+    if not model_folder_ready(MODEL_DIR):
+        sys.exit(f"no model in {MODEL_DIR}: run `make embeddings` first")
+    run = _docs.machine()
+    rows, embed_ms = measure(options.queries)
+    text = section(rows, embed_ms, options.queries, run)
+    print(text)
+    if not options.no_docs:
+        _docs.write_section(SECTION, text)
+
+
+if __name__ == "__main__":
+    main()
