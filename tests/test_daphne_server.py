@@ -1,23 +1,6 @@
 """`manage.py serve` runs daphne on uvloop, with Twisted's Content-Type parse memoised."""
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def run_fresh(statements: str) -> list[str]:
-    """The lines a fresh interpreter prints running `statements` in the project."""
-    result = subprocess.run(
-        [sys.executable, "-c", statements],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return result.stdout.strip().splitlines()
+from tests.fresh_interpreter import run_fresh
 
 
 def test_daphnes_reactor_runs_on_uvloop_when_the_policy_comes_first() -> None:

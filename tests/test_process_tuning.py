@@ -1,14 +1,10 @@
 """Process-wide tuning belongs to serving: loading Django's apps leaves the interpreter as is."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from indexing.engine.compressor import SWITCH_INTERVAL_SECONDS
+from tests.fresh_interpreter import run_fresh
 
-ROOT = Path(__file__).resolve().parent.parent
 PYTHON_DEFAULT = 0.005
 
 
@@ -20,15 +16,7 @@ def switch_interval_after(statements: str) -> float:
         f"{statements}\n"
         "print(sys.getswitchinterval())\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return float(result.stdout.strip().splitlines()[-1])
+    return float(run_fresh(script)[-1])
 
 
 def test_loading_the_apps_keeps_the_interpreters_switch_interval() -> None:

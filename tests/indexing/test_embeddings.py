@@ -5,10 +5,6 @@ all-MiniLM-L6-v2, which `make test` fetches) and are skipped without it; so is e
 optional numpy/safetensors/tokenizers packages are not installed.
 """
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 for _package in ("numpy", "safetensors", "tokenizers"):
@@ -23,6 +19,7 @@ from indexing.engine.embeddings import (  # noqa: E402
     model_folder_ready,
 )
 from indexing.engine.fusion import reciprocal_rank_fusion  # noqa: E402
+from tests.fresh_interpreter import run_fresh  # noqa: E402
 
 # sentence-transformers' all-MiniLM-L6-v2 embedding of "hello world", first five dimensions
 # (the canonical values fastembed's test suite checks against, atol 1e-3).
@@ -134,12 +131,4 @@ def test_loading_the_process_encoder_leaves_blas_one_thread(embedder: Embedder) 
         "assert embedder(Path(sys.argv[1])) is not None\n"
         "print(blas())\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script, str(settings.EMBEDDING_MODEL_DIR)],
-        cwd=Path(__file__).resolve().parents[2],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert result.stdout.split() == ["[2]", "[1]"]
+    assert run_fresh(script, str(settings.EMBEDDING_MODEL_DIR)) == ["[2]", "[1]"]
