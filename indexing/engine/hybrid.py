@@ -35,8 +35,9 @@ def embedder(folder: Path | None) -> Any | None:
     when numpy & co. or the model's files are missing (then it stays None for the process).
 
     Loading it limits the process's BLAS to one thread: the encoder's matrices are small,
-    and here a query took 25 ms on two OpenBLAS threads against 9 ms on one; the pool's
-    threads would also escape the embedding thread's low priority."""
+    and on a 2-core machine with other work running a query took 25 ms on two OpenBLAS
+    threads against 9 ms on one; the pool's threads would also escape the embedding
+    thread's low priority."""
     global _embedder
     with _embedder_lock:
         if _embedder is None:
