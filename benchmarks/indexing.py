@@ -357,6 +357,20 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
+def fill_store(
+    compressor: ResponseCompressor, target: int, texts: list[str], labels: list[str]
+) -> None:
+    """Index 1 MiB responses of the formats in turn until the compressor's store holds
+    `target` bytes, adding each one's text and label to `texts` and `labels`."""
+    while compressor.store.total_bytes < target:
+        kind = FORMATS[len(texts) % len(FORMATS)]
+        text = corpus(kind, MIB, skip=len(texts) * 17)
+        _, stats = compress_text(compressor, TOOL, text, threshold=THRESHOLD)
+        assert stats is not None
+        texts.append(text)
+        labels.append(stats.label)
+
+
 def search_latency(plan: Plan) -> list[SearchRow]:
     """Fill one store with 1 MiB responses and time IndexSearch at each store size."""
     store = SessionStore()
@@ -366,13 +380,7 @@ def search_latency(plan: Plan) -> list[SearchRow]:
     rows = []
     before = sqlite_memory_used()
     for target in plan.store_sizes:
-        while store.total_bytes < target:
-            kind = FORMATS[len(texts) % len(FORMATS)]
-            text = corpus(kind, MIB, skip=len(texts) * 17)
-            _, stats = compress_text(compressor, TOOL, text, threshold=THRESHOLD)
-            assert stats is not None
-            texts.append(text)
-            labels.append(stats.label)
+        fill_store(compressor, target, texts, labels)
         queries = sample_queries(texts, plan.queries)
         for query in queries[:10]:  # warm caches
             format_search(store, [query])
