@@ -38,6 +38,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime
+import functools
 import json
 import os
 import platform
@@ -80,6 +81,7 @@ BALANCER = ROOT / "benchmarks" / "_balancer.py"
 LOAD_AT_START = os.getloadavg()[0]
 
 ClientFactory = Callable[[], contextlib.AbstractAsyncContextManager[Client]]
+Meter = Callable[[], list[float]]  # readings (CPU seconds) whose growth a run counts
 
 
 # --------------------------------------------------------------------------- processes
@@ -257,6 +259,8 @@ class Row:
     cpu_ms: float | None = None
     concurrent_cpu_ms: float | None = None  # the server's, over every concurrent run
     client_cpu_ms: float | None = None  # this process's (the SDK clients'), likewise
+    upstream_cpu_ms: float | None = None  # the server's upstream children's, likewise
+    busy_share: float | None = None  # of the machine's CPU time, during the concurrent runs
     note: str = ""
     tallies: dict[str, dict] | None = None  # the balancer's, by phase (two workers only)
 
@@ -267,14 +271,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_cpu_seconds() -> tuple[float, float]:
+    """(busy, all) CPU time of the whole machine so far, from /proc/stat."""
+    ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(ticks) - idle) / hz, sum(ticks) / hz
+
+
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
     return ordered[index]
 
 
-async def concurrent(factory: ClientFactory, tool: str, sessions: int, per_session: int) -> float:
-    """Calls/s of `sessions` clients, each doing `per_session` calls, all started together.
+async def concurrent(
+    factory: ClientFactory, tool: str, sessions: int, per_session: int, meter: Meter
+) -> tuple[float, list[float]]:
+    """Calls/s of `sessions` clients, each doing `per_session` calls, all started together,
+    and what `meter` counted meanwhile (the readings' differences).
 
     Each session lives in its own task (SDK contexts must exit in the task that entered them);
     the clock runs from the common start signal to the last session's last answer.
@@ -282,6 +297,7 @@ async def concurrent(factory: ClientFactory, tool: str, sessions: int, per_sessi
     ready: list[asyncio.Event] = [asyncio.Event() for _ in range(sessions)]
     go = asyncio.Event()
     finished: list[float] = []
+    readings: list[list[float]] = []
 
     async def session(index: int) -> None:
         async with factory() as client:
@@ -291,6 +307,8 @@ async def concurrent(factory: ClientFactory, tool: str, sessions: int, per_sessi
             for _ in range(per_session):
                 await echo(client, tool)
             finished.append(time.perf_counter())
+            if len(finished) == sessions:
+                readings.append(meter())
 
     tasks = [asyncio.create_task(session(i)) for i in range(sessions)]
     try:
@@ -299,6 +317,7 @@ async def concurrent(factory: ClientFactory, tool: str, sessions: int, per_sessi
             if failed:
                 raise failed[0].exception()
             await asyncio.sleep(0.01)
+        readings.append(meter())
         start = time.perf_counter()
         go.set()
         await asyncio.gather(*tasks)
@@ -306,7 +325,8 @@ async def concurrent(factory: ClientFactory, tool: str, sessions: int, per_sessi
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    return sessions * per_session / (max(finished) - start)
+    counted = [after - before for before, after in zip(*readings, strict=True)]
+    return sessions * per_session / (max(finished) - start), counted
 
 
 @dataclass
@@ -325,6 +345,17 @@ class Target:
 
 def cpu_of(pids: tuple[int, ...]) -> float:
     return sum(cpu_seconds(pid) for pid in pids)
+
+
+def cpu_readings(servers: tuple[int, ...], upstreams: tuple[int, ...]) -> list[float]:
+    """CPU seconds so far: the servers', this process's (the clients'), the upstreams', and
+    the machine's busy and total time."""
+    return [cpu_of(servers), time.process_time(), cpu_of(upstreams), *machine_cpu_seconds()]
+
+
+def upstreams_of(pids: tuple[int, ...]) -> tuple[int, ...]:
+    """The processes the servers started (stdio upstreams), once they are running."""
+    return tuple(child for pid in pids for child in descendants(pid))
 
 
 async def balancer_tally(url: str | None, *, restart: bool) -> dict | None:
@@ -376,6 +407,9 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
     runs: dict[str, list[float]] = {t.key: [] for t in targets if t.throughput}
     concurrent_cpu = {t.key: 0.0 for t in targets}
     client_cpu = {t.key: 0.0 for t in targets}
+    upstream_cpu = {t.key: 0.0 for t in targets}
+    busy = {t.key: [0.0, 0.0] for t in targets}  # machine busy and all CPU seconds
+    upstreams = {t.key: upstreams_of(t.pids) for t in targets}
     for i in range(options.repeat):
         print(
             f"  throughput run {i + 1}/{options.repeat}: {options.sessions} sessions x "
@@ -385,11 +419,16 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
         )
         for t in targets:
             if t.throughput:
-                server_before, client_before = cpu_of(t.pids), time.process_time()
-                rate = await concurrent(t.factory, t.tool, options.sessions, options.per_session)
+                meter = functools.partial(cpu_readings, t.pids, upstreams[t.key])
+                rate, (server, client, upstream, *machine) = await concurrent(
+                    t.factory, t.tool, options.sessions, options.per_session, meter
+                )
                 runs[t.key].append(rate)
-                concurrent_cpu[t.key] += cpu_of(t.pids) - server_before
-                client_cpu[t.key] += time.process_time() - client_before
+                concurrent_cpu[t.key] += server
+                client_cpu[t.key] += client
+                upstream_cpu[t.key] += upstream
+                busy[t.key][0] += machine[0]
+                busy[t.key][1] += machine[1]
     for t in targets:
         if t.balancer:
             tallies[t.key]["throughput"] = await balancer_tally(t.balancer, restart=False)
@@ -412,6 +451,9 @@ async def measure_all(targets: list[Target], options: argparse.Namespace) -> lis
             calls = options.repeat * options.sessions * options.per_session
             row.concurrent_cpu_ms = concurrent_cpu[t.key] * 1000 / calls if t.pids else None
             row.client_cpu_ms = client_cpu[t.key] * 1000 / calls
+            if upstreams[t.key]:
+                row.upstream_cpu_ms = upstream_cpu[t.key] * 1000 / calls
+            row.busy_share = ratio(*busy[t.key])
             rates = ", ".join(f"{r:.0f}" for r in runs[t.key])
             print(f"  {t.name}: calls/s per run {rates}", file=sys.stderr)
         rows.append(row)
@@ -628,6 +670,8 @@ def table(rows: list[Row]) -> str:
         "server CPU ms/call",
         "server CPU ms/call (concurrent)",
         "client CPU ms/call (concurrent)",
+        "upstream CPU ms/call (concurrent)",
+        "machine busy (concurrent)",
         "note",
     ]
     cells = [
@@ -641,11 +685,13 @@ def table(rows: list[Row]) -> str:
             fmt(r.cpu_ms),
             fmt(r.concurrent_cpu_ms),
             fmt(r.client_cpu_ms),
+            fmt(r.upstream_cpu_ms),
+            "n/a" if r.busy_share is None else f"{r.busy_share:.0%}",
             r.note,
         ]
         for r in rows
     ]
-    return _docs.markdown_table(columns, cells, "lrrrrrrrrl")
+    return _docs.markdown_table(columns, cells, "lrrrrrrrrrrl")
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
