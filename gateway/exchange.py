@@ -19,7 +19,6 @@ from gateway import http_errors
 from gateway.envelope import Envelope, inspect_body
 from gateway.identity import ClientIdentity, bearer_token, identities
 from gateway.inflight import DuplicateRequestId, ServerStopping
-from gateway.plain_json import plain_json_when_possible
 from gateway.runtime import Gateway, current_client, get_gateway
 from gateway.server import current_instructions
 from gateway.session_registry import client_key
@@ -138,8 +137,6 @@ async def serve_exchange(
     if envelope.method == "initialize":
         # The handshake's instructions name the upstreams this client may use.
         current_instructions.set(await gateway.instructions_for_identity(identity))
-    if envelope.method is not None:
-        send = plain_json_when_possible(send)
     await _serve_here(gateway, scope, identity, envelope, receive, send)
 
 

@@ -1,15 +1,19 @@
-"""The gateway's event stream for SDK answers: same wire as the SDK's, pings when quiet."""
+"""The gateway's answers to SDK request POSTs and GET streams: plain JSON when the response
+is all there is to say, otherwise the SDK's event stream, pinged when quiet."""
 
 import asyncio
+import json
 
 import anyio
 import pytest
 from sse_starlette import EventSourceResponse
 
-from gateway.event_stream import GatewayEventStream, event_source_response, serving
+from gateway.event_stream import GatewayEventStream, event_source_response, lone_response, serving
 
 pytestmark = pytest.mark.anyio
-SCOPE = {"type": "http", "method": "POST"}
+RESPONSE = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
+PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}'
+CANCELLED = '{"jsonrpc":"2.0","id":7,"error":{"code":-32800,"message":"Request cancelled"}}'
 
 
 async def never_disconnects() -> dict:
@@ -17,8 +21,15 @@ async def never_disconnects() -> dict:
     return {"type": "http.disconnect"}
 
 
-async def streamed(pause: float, ping: float) -> list[dict]:
-    """What a GatewayEventStream sends for one event that comes after `pause` seconds."""
+def message(data: str) -> dict:
+    return {"event": "message", "data": data}
+
+
+async def answered(
+    *events: dict, pause: float = 0, ping: float = 15, method: str = "POST"
+) -> list[dict]:
+    """What a GatewayEventStream sends when the SDK writes `events`, the first after
+    `pause` seconds."""
     writer, reader = anyio.create_memory_object_stream(0)
     sent: list[dict] = []
 
@@ -28,31 +39,73 @@ async def streamed(pause: float, ping: float) -> list[dict]:
     async def data_sender() -> None:
         async with writer:
             await anyio.sleep(pause)
-            await writer.send({"event": "message", "data": '{"jsonrpc":"2.0","id":1}'})
+            for event in events:
+                await writer.send(event)
 
     with reader:
-        response = GatewayEventStream(content=reader, data_sender_callable=data_sender, ping=ping)
-        await response(SCOPE, never_disconnects, send)
+        response = GatewayEventStream(
+            content=reader,
+            data_sender_callable=data_sender,
+            ping=ping,
+            headers={"mcp-session-id": "abc"},
+        )
+        scope = {"type": "http", "method": method}
+        await response(scope, never_disconnects, send)
     return sent
 
 
-async def test_an_event_goes_out_as_the_sdk_writes_it_and_the_stream_ends():
-    sent = await streamed(pause=0, ping=15)
-    start, event, end = sent
-    assert start["type"] == "http.response.start"
-    assert dict(start["headers"])[b"content-type"].startswith(b"text/event-stream")
-    assert event["body"] == b'event: message\r\ndata: {"jsonrpc":"2.0","id":1}\r\n\r\n'
-    assert event["more_body"] is True
+def headers(start: dict) -> dict[bytes, bytes]:
+    return dict(start["headers"])
+
+
+async def test_a_lone_response_is_answered_as_json():
+    start, body = await answered(message(RESPONSE))
+    assert start["status"] == 200
+    assert headers(start)[b"content-type"] == b"application/json"
+    assert headers(start)[b"content-length"] == str(len(RESPONSE)).encode()
+    assert headers(start)[b"mcp-session-id"] == b"abc"
+    assert b"cache-control" not in headers(start)
+    assert body == {"type": "http.response.body", "body": RESPONSE.encode(), "more_body": False}
+    assert json.loads(body["body"])["result"] == {"content": []}
+
+
+async def test_a_notification_first_keeps_the_event_stream():
+    start, progress, response, end = await answered(message(PROGRESS), message(RESPONSE))
+    assert headers(start)[b"content-type"].startswith(b"text/event-stream")
+    assert progress["body"] == f"event: message\r\ndata: {PROGRESS}\r\n\r\n".encode()
+    assert progress["more_body"] is True
+    assert response["body"] == f"event: message\r\ndata: {RESPONSE}\r\n\r\n".encode()
     assert end == {"type": "http.response.body", "body": b"", "more_body": False}
 
 
-async def test_a_quiet_stream_is_pinged_until_its_event_comes():
-    sent = await streamed(pause=0.35, ping=0.1)
-    bodies = [message["body"] for message in sent[1:]]
-    pings = [body for body in bodies if body.startswith(b": ping")]
-    assert len(pings) >= 2
-    assert bodies[-2].startswith(b"event: message")
+async def test_the_answer_to_a_cancelled_request_stays_a_stream():
+    start, event, end = await answered(message(CANCELLED))
+    assert headers(start)[b"content-type"].startswith(b"text/event-stream")
+    assert b"Request cancelled" in event["body"]
+    assert end["more_body"] is False
+
+
+async def test_a_quiet_request_opens_its_stream_and_is_pinged_until_its_response_comes():
+    sent = await answered(message(RESPONSE), pause=0.35, ping=0.1)
+    assert headers(sent[0])[b"content-type"].startswith(b"text/event-stream")
+    bodies = [part["body"] for part in sent[1:]]
+    assert len([body for body in bodies if body.startswith(b": ping")]) >= 2
+    assert bodies[-2] == f"event: message\r\ndata: {RESPONSE}\r\n\r\n".encode()
     assert bodies[-1] == b""
+    assert [part.get("more_body") for part in sent[1:]][-1] is False
+
+
+async def test_a_get_stream_opens_at_once_even_for_a_response():
+    start, event, end = await answered(message(RESPONSE), method="GET")
+    assert headers(start)[b"content-type"].startswith(b"text/event-stream")
+    assert event["body"].startswith(b"event: message")
+    assert end["body"] == b""
+
+
+async def test_a_stream_the_sdk_ends_without_an_event_still_ends_its_answer():
+    start, end = await answered()
+    assert headers(start)[b"content-type"].startswith(b"text/event-stream")
+    assert end == {"type": "http.response.body", "body": b"", "more_body": False}
 
 
 async def test_only_exchanges_the_gateway_serves_get_its_stream():
@@ -63,3 +116,32 @@ async def test_only_exchanges_the_gateway_serves_get_its_stream():
             inside = event_source_response(content=reader)
     assert type(outside) is EventSourceResponse
     assert type(inside) is GatewayEventStream
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        '{"jsonrpc":"2.0","id":7,"result":{"content":[]}}',
+        '{"jsonrpc":"2.0","id":"a\\"b","error":{"code":-32602,"message":"no"}}',
+        '{"jsonrpc":"2.0","id":-3,"error":{"code":-32801,"message":"no"}}',
+    ],
+)
+def test_the_requests_own_response_can_be_the_whole_answer(data):
+    assert lone_response(message(data)) == data
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        message(PROGRESS),
+        message('{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{}}'),
+        message(CANCELLED),
+        message('{"jsonrpc":"2.0","id":-3,"error":{"code":-32800}}'),
+        {**message(RESPONSE), "id": "1"},  # resumable: an event store holds it
+        {"event": "other", "data": RESPONSE},
+        {"data": "", "id": "1"},  # a priming event
+        b": ping\r\n\r\n",
+    ],
+)
+def test_anything_else_keeps_the_stream(event):
+    assert lone_response(event) is None
