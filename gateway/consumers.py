@@ -7,6 +7,7 @@ It collects the body (within the size limit), hands the exchange to `gateway.exc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 import anyio
@@ -26,9 +27,6 @@ _finishing: set[asyncio.Task] = set()
 
 class McpConsumer(AsyncConsumer):
     """One HTTP exchange on /mcp: collect the body, serve it, stop when the client leaves."""
-
-    # Replies from other workers use channels of their own; no channel per exchange.
-    channel_layer_alias = None
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -53,6 +51,16 @@ class McpConsumer(AsyncConsumer):
             self.task = asyncio.create_task(self.serve(b"".join(self.body)))
             _finishing.add(self.task)
             self.task.add_done_callback(_finishing.discard)
+
+    async def __call__(self, scope: dict, receive, send) -> None:
+        # Channels waits on a fresh task per message (`await_many_dispatch`, built to watch a
+        # channel layer too). Replies from other workers use channels of their own, so the
+        # client is the only source here: awaiting it is enough.
+        self.scope = scope
+        self.base_send = send
+        with contextlib.suppress(StopConsumer):
+            while True:
+                await self.dispatch(await receive())
 
     async def dispatch(self, message: dict) -> None:
         # Channels closes stale DB connections before every message, a thread hop each
