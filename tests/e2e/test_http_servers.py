@@ -1,6 +1,8 @@
 """Both HTTP servers LocalRouter runs under (`LOCALROUTER_SERVER`): daphne and uvicorn.
 
-A real SDK call through uvicorn in both protocol eras, and, under uvicorn, a response
+A real SDK call through uvicorn in both protocol eras, with an upstream's progress,
+sampling request and log message reaching the client during a call (the other e2e tests
+check these under daphne), and, under uvicorn, a response
 stream the client leaves ends with it (the server reports the disconnect). Under daphne
 the same check currently fails (the exchange runs on until shutdown's grace period ends;
 it passed once, then failed in every run on 2026-12-04): a known gap, not covered here.
@@ -9,6 +11,7 @@ it passed once, then failed in every run on 2026-12-04): a known gap, not covere
 import signal
 
 import anyio
+import mcp_types as types
 import pytest
 
 from tests.e2e.live import running_gateway, stdio_upstream
@@ -40,6 +43,38 @@ async def test_an_sdk_call_through_uvicorn(tmp_path, mode):
             page = await http.get(live.url.removesuffix("/mcp") + "/admin/login/")
         assert page.headers["server"] == "uvicorn"
         assert "Traceback" not in live.log()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_an_upstream_talks_to_the_client_during_a_call_through_uvicorn(tmp_path, mode):
+    progress: list[float] = []
+    logged: list[str] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append(done)
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logged.append(params.data)
+
+    async def sample(context, params: types.CreateMessageRequestParams):
+        asked = params.messages[0].content.text
+        reply = types.TextContent(type="text", text=f"model says: {asked}")
+        return types.CreateMessageResult(role="assistant", content=reply, model="test-model")
+
+    with gateway_on("uvicorn", tmp_path) as live:
+        async with live.client(
+            "alice", mode=mode, sampling_callback=sample, logging_callback=on_log, log_level="info"
+        ) as client:
+            with anyio.fail_after(30):
+                stepped = await client.call_tool(
+                    "echo__progress", {"steps": 3}, progress_callback=on_progress
+                )
+                sampled = await client.call_tool("echo__sample", {"prompt": "2+2?"})
+                await client.call_tool("echo__log", {"message": "disk almost full"})
+    assert not stepped.is_error
+    assert progress == [1, 2, 3]
+    assert sampled.content[0].text == "model says: 2+2?"
+    assert logged == ["disk almost full"]
 
 
 @pytest.mark.parametrize("server", ["uvicorn"])
