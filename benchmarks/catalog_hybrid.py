@@ -66,7 +66,14 @@ from indexing.engine.embeddings import (  # noqa: E402
     model_folder_ready,
 )
 from indexing.engine.fusion import reciprocal_rank_fusion  # noqa: E402
-from indexing.engine.hybrid import DENSE_WEIGHT, DEPTH, CatalogVectors, hybrid_hits  # noqa: E402
+from indexing.engine.hybrid import (  # noqa: E402
+    DENSE_WEIGHT,
+    DEPTH,
+    FUSION_K,
+    TOKEN_MATCHED,
+    CatalogVectors,
+    hybrid_hits,
+)
 from localrouter import config  # noqa: E402
 
 FUSION_DEPTH = 40  # lexical hits fused with the embedding ranking
@@ -164,8 +171,9 @@ def main() -> None:
             ("cut", f"(d) RRF hybrid, both cut to top {CUT_DEPTH}, k=60"),
             (
                 "gateway",
-                "(e) IndexSearch with vector_search on (`indexing.engine.hybrid`: top "
-                f"{DEPTH} of each, embeddings weighted {DENSE_WEIGHT:g}x)",
+                "(e) IndexSearch with vector_search on (`indexing.engine.hybrid`: cosine's "
+                f"first {TOKEN_MATCHED} re-scored with the token match, top {DEPTH} of each, "
+                f"embeddings weighted {DENSE_WEIGHT:g}x, k={FUSION_K})",
             ),
         )
     }

@@ -174,6 +174,21 @@ class Embedder:
 
         Texts are batched by token length so that little padding is computed.
         """
+        return self._encode(texts, batch_size, None)
+
+    def embed_with_tokens(
+        self, texts: Sequence[str], batch_size: int = BATCH_SIZE
+    ) -> tuple[np.ndarray, list[TokenVectors]]:
+        """`embed`'s sentence embeddings, and each text's tokens as the last layer sees them
+        (unit vectors, `[CLS]` and `[SEP]` left out), from the same pass."""
+        tokens: list[TokenVectors] = [TokenVectors([], np.zeros((0, self.hidden), np.float32))]
+        tokens *= len(texts)
+        return self._encode(texts, batch_size, tokens), tokens
+
+    def _encode(
+        self, texts: Sequence[str], batch_size: int, tokens: list[TokenVectors] | None
+    ) -> np.ndarray:
+        """Sentence embeddings; with `tokens`, each text's token vectors put in it too."""
         result = np.zeros((len(texts), self.hidden), dtype=np.float32)
         if not texts:
             return result
@@ -184,11 +199,17 @@ class Embedder:
             length = max(sum(encodings[i].attention_mask) for i in chosen)
             ids = np.array([encodings[i].ids[:length] for i in chosen], dtype=np.int64)
             mask = np.array([encodings[i].attention_mask[:length] for i in chosen], np.float32)
-            result[chosen] = self._forward(ids, mask)
+            states = self._forward(ids, mask)
+            result[chosen] = _mean_pooled(states, mask)
+            for row, index in enumerate(chosen if tokens is not None else ()):
+                inside = slice(1, int(mask[row].sum()) - 1)  # between [CLS] and [SEP]
+                norms = np.linalg.norm(states[row, inside], axis=1, keepdims=True)
+                vectors = states[row, inside] / np.clip(norms, 1e-12, None)
+                tokens[index] = TokenVectors(ids[row, inside].tolist(), vectors)
         return result
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """BERT encoder + mean pooling + L2 normalisation for one padded batch."""
+        """The BERT encoder's last hidden states for one padded batch."""
         batch, length = ids.shape
         heads, size = self.heads, self.hidden // self.heads
         x = self.word[ids] + self.position[:length][None] + self.token_type[0]
@@ -210,10 +231,23 @@ class Embedder:
             x = _layer_norm(context @ layer.out + layer.out_bias + x, layer.ln1, self.eps)
             inner = _gelu(x @ layer.up + layer.up_bias)
             x = _layer_norm(inner @ layer.down + layer.down_bias + x, layer.ln2, self.eps)
-        summed = (x * mask[:, :, None]).sum(axis=1)
-        pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return x
+
+
+@dataclass(frozen=True, slots=True)
+class TokenVectors:
+    """A text's WordPiece token ids and their unit vectors from the model's last layer."""
+
+    ids: list[int]
+    vectors: np.ndarray  # (len(ids), hidden) float32
+
+
+def _mean_pooled(states: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean pooling over the attention mask, then L2 normalisation."""
+    summed = (states * mask[:, :, None]).sum(axis=1)
+    pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1e-9, None)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
 def cosine_ranking[T: Hashable](

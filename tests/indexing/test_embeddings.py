@@ -75,6 +75,20 @@ def test_padding_and_batching_do_not_change_vectors(embedder: Embedder) -> None:
     assert embedder.embed([]).shape == (0, 384)
 
 
+def test_token_vectors_come_from_the_same_pass_whatever_the_batch(embedder: Embedder) -> None:
+    texts = ["create a directory", "hello world, a somewhat longer sentence to pad the rest"]
+    sentences, tokens = embedder.embed_with_tokens(texts)
+    np.testing.assert_allclose(sentences, embedder.embed(texts), atol=1e-6)
+    first = tokens[0]
+    assert first.ids == embedder.tokenizer.encode(texts[0]).ids[1:-1]  # no [CLS], [SEP]
+    assert first.vectors.shape == (len(first.ids), embedder.dimensions)
+    np.testing.assert_allclose(np.linalg.norm(first.vectors, axis=1), 1.0, atol=1e-5)
+    _, (alone,) = embedder.embed_with_tokens(texts[:1])
+    np.testing.assert_allclose(alone.vectors, first.vectors, atol=1e-5)  # padding aside
+    empty, no_tokens = embedder.embed_with_tokens([])
+    assert empty.shape == (0, 384) and no_tokens == []
+
+
 def test_long_texts_are_truncated(embedder: Embedder) -> None:
     assert embedder.tokens("word " * 1000) == embedder.max_tokens == 256
     assert np.isfinite(embedder.embed(["word " * 1000])).all()
@@ -93,6 +107,28 @@ def test_a_catalog_without_deferred_tools_ranks_nothing(embedder: Embedder) -> N
 
     vectors = CatalogVectors([("mcp/files", "files: the server's instructions")], embedder)
     assert vectors.ranking("read a file", None) == []
+
+
+def test_catalog_ranking_holds_each_tool_under_the_source_once(embedder: Embedder) -> None:
+    from indexing.engine import hybrid
+
+    def tool(server: str, name: str, description: str) -> tuple[str, str]:
+        return (f"mcp/{server}/tool/{server}__{name}", f"{server}__{name}\n\n{description}")
+
+    documents = [
+        tool("files", "make_directory", "Create a new directory (folder) at a path"),
+        tool("files", "remove_file", "Delete one file"),
+        *(tool("web", f"page_{n}", f"Open web page {n} in a browser tab") for n in range(70)),
+    ]
+    vectors = hybrid.CatalogVectors(documents, embedder)
+    everything = vectors.ranking("make a new folder", None)
+    assert sorted(everything) == sorted(label for label, _ in documents)  # re-scored head + rest
+    assert len(everything) > hybrid.TOKEN_MATCHED
+    assert everything[0] == "mcp/files/tool/files__make_directory"
+    assert vectors.ranking("make a new folder", "mcp/files/") == [
+        "mcp/files/tool/files__make_directory",
+        "mcp/files/tool/files__remove_file",
+    ]
 
 
 def test_catalog_embeddings_log_when_they_start_and_finish_with_counts(

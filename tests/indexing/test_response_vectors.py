@@ -10,10 +10,8 @@ import pytest
 np = pytest.importorskip("numpy", reason="numpy (optional, for embeddings) not installed")
 
 from indexing.engine.response_vectors import (  # noqa: E402
-    DOT_ROWS,
     PIECE_LINES,
     ResponseVectors,
-    _dot,
     hybrid_response_hits,
     pieces,
 )
@@ -140,16 +138,6 @@ def test_documents_that_never_get_vectors_are_not_waited_for(store) -> None:
         store, vectors, "check the integrity", None, 5, keywords_only="mcp/"
     )
     assert answer_rank(hits, 242) == 1
-
-
-def test_the_blocked_dot_product_scores_every_piece_as_one_product_would() -> None:
-    rng = np.random.default_rng(7)
-    for rows in (0, 1, DOT_ROWS, 2 * DOT_ROWS + 5):
-        quantized = rng.integers(-127, 128, (rows, 384), dtype=np.int8)
-        vector = rng.standard_normal(384).astype(np.float32)
-        expected = quantized.astype(np.float32) @ vector
-        assert _dot(quantized, vector).shape == (rows,)
-        np.testing.assert_allclose(_dot(quantized, vector), expected, rtol=1e-5, atol=1e-3)
 
 
 def test_the_embedding_ranking_keeps_the_best_chunks_in_order_up_to_its_limit(store) -> None:
