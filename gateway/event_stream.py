@@ -98,11 +98,7 @@ class GatewayEventStream(EventSourceResponse):
             if scope.get("method") != "POST":
                 await self._send_part(send, None)  # a GET stream opens at once
             async for event in self.body_iterator:
-                answer = None if self._response_started else lone_response(event)
-                if answer is not None:
-                    await self._answer_with_json(send, answer)
-                else:
-                    await self._send_part(send, ensure_bytes(event, self.sep))
+                await self._send_event(send, event)
             # The SDK's data sender ends the stream after the response (or the session's).
             if not self._response_complete:
                 await self._send_part(send, b"", more=False)
@@ -117,30 +113,43 @@ class GatewayEventStream(EventSourceResponse):
         if self.background is not None:
             await self.background()
 
-    async def _send_part(self, send: Send, body: bytes | None, *, more: bool = True) -> None:
-        """Send a part of the event stream (`None`: only its start), starting it if due;
-        nothing once the answer is complete."""
+    async def _send_event(self, send: Send, event: object) -> None:
+        """Send an event of the SDK's: as the whole answer when it can be (plain JSON),
+        else as a part of the event stream."""
         async with self._send_lock:
-            if self._response_complete:
-                return
-            if not self._response_started:
-                self._response_started = True
-                start = {"type": "http.response.start", "status": self.status_code}
-                await send({**start, "headers": self.raw_headers})
-            if body is not None:
-                await send({"type": "http.response.body", "body": body, "more_body": more})
-                self._response_complete = not more
+            answer = None if self._response_started else lone_response(event)
+            if answer is None:
+                await self._emit(send, ensure_bytes(event, self.sep))
+            else:
+                await self._answer_with_json(send, answer)
+
+    async def _send_part(self, send: Send, body: bytes | None, *, more: bool = True) -> None:
+        """Send a part of the event stream (`None`: only its start)."""
+        async with self._send_lock:
+            await self._emit(send, body, more=more)
+
+    async def _emit(self, send: Send, body: bytes | None, *, more: bool = True) -> None:
+        """With the send lock held: a part of the event stream, starting it if due; nothing
+        once the answer is complete."""
+        if self._response_complete:
+            return
+        if not self._response_started:
+            self._response_started = True
+            start = {"type": "http.response.start", "status": self.status_code}
+            await send({**start, "headers": self.raw_headers})
+        if body is not None:
+            await send({"type": "http.response.body", "body": body, "more_body": more})
+            self._response_complete = not more
 
     async def _answer_with_json(self, send: Send, data: str) -> None:
-        """Answer with `data` as one JSON body instead of an event stream."""
+        """With the send lock held: answer with `data` as one JSON body instead of a stream."""
         body = data.encode()
         headers = [(k, v) for k, v in self.raw_headers if k.lower() not in STREAM_ONLY_HEADERS]
         headers += [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
-        async with self._send_lock:
-            self._response_started = self._response_complete = True
-            start: Message = {"type": "http.response.start", "status": self.status_code}
-            await send({**start, "headers": headers})
-            await send({"type": "http.response.body", "body": body, "more_body": False})
+        self._response_started = self._response_complete = True
+        start: Message = {"type": "http.response.start", "status": self.status_code}
+        await send({**start, "headers": headers})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
 
     async def _keep_alive(self, send: Send) -> None:
         """A comment line every ping interval while the stream is open (opening it first if

@@ -88,6 +88,7 @@ async def test_the_answer_to_a_cancelled_request_stays_a_stream():
 async def test_a_quiet_request_opens_its_stream_and_is_pinged_until_its_response_comes():
     sent = await answered(message(RESPONSE), pause=0.35, ping=0.1)
     assert headers(sent[0])[b"content-type"].startswith(b"text/event-stream")
+    assert [part["type"] for part in sent].count("http.response.start") == 1
     bodies = [part["body"] for part in sent[1:]]
     assert len([body for body in bodies if body.startswith(b": ping")]) >= 2
     assert bodies[-2] == f"event: message\r\ndata: {RESPONSE}\r\n\r\n".encode()
