@@ -2,14 +2,17 @@
 
 A real SDK call through uvicorn in both protocol eras, with an upstream's progress,
 sampling request and log message reaching the client during a call (the other e2e tests
-check these under daphne), and, under uvicorn, a response stream the client leaves ends
-with it (the server reports the disconnect). Under daphne the same check failed in every
-run until `McpConsumer` stopped using Channels' `await_many_dispatch`; since then it
-passed 25 of 26 runs (the other waited out the grace period). Not covered here until
-that last case is understood: a check that fails one run in 26 would fail CI.
+check these under daphne), and, under both servers, a response stream the client leaves
+ends with it (the server reports the disconnect). Under daphne that check failed in every
+run until `McpConsumer` stopped using Channels' `await_many_dispatch`. It waits until
+the server has closed its side of the left connection before stopping the server: one
+run in 26 had sent SIGTERM before daphne read the client's close, and a shutdown that
+begins first leaves the exchange to the grace period (0 of 50 runs since).
 """
 
 import signal
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import anyio
 import mcp_types as types
@@ -78,7 +81,18 @@ async def test_an_upstream_talks_to_the_client_during_a_call_through_uvicorn(tmp
     assert logged == ["disk almost full"]
 
 
-@pytest.mark.parametrize("server", ["uvicorn"])
+def half_closed(port: int) -> int:
+    """Connections to `port` that their client has closed and the server not yet (TCP
+    CLOSE_WAIT, from /proc/net)."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            count += int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "08"
+    return count
+
+
+@pytest.mark.parametrize("server", ["uvicorn", "daphne"])
 async def test_a_stream_the_client_leaves_ends(tmp_path, server):
     """The exchange of a call whose client went ends: shutdown finds no request still
     running (otherwise it would wait out the grace period and say so in the log)."""
@@ -97,6 +111,10 @@ async def test_a_stream_the_client_leaves_ends(tmp_path, server):
                     async for line in stream.aiter_lines():
                         if line.startswith("data:") and "notifications/progress" in line:
                             break  # the call runs upstream; leave without its answer
+        # The server has seen the client go (not only the shutdown that follows).
+        with anyio.fail_after(10):
+            while half_closed(urlsplit(live.url).port):
+                await anyio.sleep(0.05)
         live.process.send_signal(signal.SIGTERM)
         with anyio.fail_after(60):
             await anyio.to_thread.run_sync(live.process.wait)
