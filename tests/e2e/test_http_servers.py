@@ -7,7 +7,7 @@ ends with it (the server reports the disconnect). Under daphne that check failed
 run until `McpConsumer` stopped using Channels' `await_many_dispatch`. It waits until
 the server has closed its side of the left connection before stopping the server: one
 run in 26 had sent SIGTERM before daphne read the client's close, and a shutdown that
-begins first leaves the exchange to the grace period (0 of 50 runs since).
+begins first leaves the exchange to the grace period (0 of 30 runs fail with the wait).
 """
 
 import signal
