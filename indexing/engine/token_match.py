@@ -46,6 +46,11 @@ class TokenMatch:
         self._entries = list(entries)
         self._holding = Counter(token for entry in entries for token in set(entry.ids))
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the token vectors and scales held."""
+        return sum(entry.quantized.nbytes + entry.scales.nbytes for entry in self._entries)
+
     def _weight(self, token: int) -> float:
         """sqrt(idf) of a request token among the entries (never below 0)."""
         idf = math.log((len(self._entries) + 1) / (self._holding.get(token, 0) + 0.5))
