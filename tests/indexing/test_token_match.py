@@ -52,3 +52,8 @@ def test_scores_follow_the_entries_asked_for(match) -> None:
     np.testing.assert_allclose(match.scores(request, [2, 0]), every[[2, 0]], atol=1e-6)
     assert match.scores(request, []).shape == (0,)
     assert TokenMatch([]).scores(request, []).shape == (0,)
+
+
+def test_it_counts_the_bytes_it_holds(match) -> None:
+    # 10 token rows (3 + 3 + 3 + the blank one) of 8 int8 values and a float32 scale each
+    assert match.nbytes == 10 * 8 + 10 * 4
