@@ -70,7 +70,7 @@ def lone_response(event: object) -> str | None:
     if event["event"] != "message" or not isinstance(data, str):
         return None
     response = RESPONSE.match(data)
-    if response is None or "\n" in data or "\r" in data:
+    if response is None:
         return None
     if response[1] == "error" and CANCELLED.match(data, response.end()):
         return None
