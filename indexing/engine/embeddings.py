@@ -213,12 +213,14 @@ class Embedder:
         batch, length = ids.shape
         heads, size = self.heads, self.hidden // self.heads
         x = self.word[ids] + self.position[:length][None] + self.token_type[0]
-        x = _layer_norm(x, self.ln0, self.eps)
+        # One (batch * length, hidden) matrix: numpy multiplies a 3-D array by a matrix one
+        # 2-D slice at a time, reading every weight matrix once per text of the batch.
+        x = _layer_norm(x, self.ln0, self.eps).reshape(batch * length, self.hidden)
         # Padding keys get a large negative score, as transformers' extended attention mask.
         bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
         scale = np.float32(1.0 / math.sqrt(size))
         for layer in self.layers:
-            qkv = x @ layer.qkv + layer.qkv_bias  # (batch, length, 3 * hidden)
+            qkv = x @ layer.qkv + layer.qkv_bias  # (batch * length, 3 * hidden)
             qkv = qkv.reshape(batch, length, 3, heads, size).transpose(2, 0, 3, 1, 4)
             query, key, value = qkv[0], qkv[1], qkv[2]  # (batch, heads, length, size)
             scores = query @ key.transpose(0, 1, 3, 2)
@@ -227,11 +229,11 @@ class Embedder:
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ value).transpose(0, 2, 1, 3).reshape(batch, length, self.hidden)
+            context = (scores @ value).transpose(0, 2, 1, 3).reshape(batch * length, self.hidden)
             x = _layer_norm(context @ layer.out + layer.out_bias + x, layer.ln1, self.eps)
             inner = _gelu(x @ layer.up + layer.up_bias)
             x = _layer_norm(inner @ layer.down + layer.down_bias + x, layer.ln2, self.eps)
-        return x
+        return x.reshape(batch, length, self.hidden)
 
 
 @dataclass(frozen=True, slots=True)
