@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-DOT_ROWS = 2048
+DOT_ROWS = 256
 
 
 def quantise(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -21,7 +21,7 @@ def dot(quantized: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     """`quantized @ vectors` in float32 (`vectors`: one vector, or one per column), without
     the row scales, converting `DOT_ROWS` rows at a time: the converted block stays in the
     CPU's cache (5x faster than converting 190,000 rows at once, and no copy four times
-    their size)."""
+    their size; 256 rows a block took 20-28% less time than 2,048 over 172,000 rows)."""
     out = np.empty((len(quantized), *vectors.shape[1:]), np.float32)
     for at in range(0, len(quantized), DOT_ROWS):
         block = quantized[at : at + DOT_ROWS].astype(np.float32)

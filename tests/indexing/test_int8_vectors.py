@@ -28,4 +28,4 @@ def test_the_blocked_product_is_the_whole_product(rows) -> None:
         expected = quantized.astype(np.float32) @ right
         product = dot(quantized, right)
         assert product.shape == expected.shape
-        np.testing.assert_allclose(product, expected, rtol=1e-5, atol=1e-3)
+        np.testing.assert_allclose(product, expected, rtol=1e-4, atol=1e-3)  # float32 sums
