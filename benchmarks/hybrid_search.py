@@ -64,6 +64,10 @@ class RandomPieces:
         vectors = self.random.standard_normal((len(texts), self.dimensions), np.float32)
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
+    def embed_with_tokens(self, texts: list[str]):
+        """Queries, token by token: the model's."""
+        return self.model.embed_with_tokens(texts)
+
 
 def timed(function, *args) -> float:
     started = time.perf_counter()

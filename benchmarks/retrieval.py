@@ -177,6 +177,10 @@ class CachedModel:
             self.cache.update(zip(missing, vectors, strict=True))
         return np.stack([self.cache[key] for key in keys]) if keys else np.zeros((0, 384))
 
+    def embed_with_tokens(self, texts: list[str]):
+        """As the model (queries only: never cached)."""
+        return self.model.embed_with_tokens(texts)
+
     def save(self) -> None:
         import numpy as np
 
@@ -352,8 +356,9 @@ def report(
             "*Keywords* is the ranking without the embedding model (and, with it, until a "
             "response's vectors are computed); *hybrid* is IndexSearch with vector search on "
             "once they are (`indexing.engine.response_vectors`: all-MiniLM-L6-v2 vectors of "
-            f"{PIECE_LINES}-line pieces, a chunk scored by its best piece, the top {DEPTH} of "
-            f"each ranking fused by RRF, k {FUSION_K}, embeddings weighted {DENSE_WEIGHT:g}x).",
+            f"{PIECE_LINES}-line pieces; a chunk scores the mean over the query's tokens of each "
+            f"one's best cosine among its pieces; the top {DEPTH} of each ranking fused by RRF, "
+            f"k {FUSION_K}, embeddings weighted {DENSE_WEIGHT:g}x).",
         ]
     header = "| kind | questions | R@1 | R@5 | R@10 | MRR | "
     if vectors:

@@ -2,16 +2,19 @@
 
 Users ask what a line does ("open a .gz file for reading") where the line only names it
 (`gzopen`): words do not meet, meanings do. Each chunk of a response is cut into pieces of
-`PIECE_LINES` lines, each piece embedded (all-MiniLM-L6-v2, `indexing.engine.embeddings`);
-a chunk scores the best cosine of its pieces to the query. That ranking, cut to its top
-`DEPTH`, is fused with the keyword ranking's top `DEPTH` by weighted reciprocal rank.
+`PIECE_LINES` lines, each piece embedded (all-MiniLM-L6-v2, `indexing.engine.embeddings`).
+A query is embedded token by token (its tokens as the model's last layer sees them): each
+token meets a chunk in the piece nearest to it, and the chunk scores the mean of those
+cosines, so a chunk answering different parts of the question in different pieces ranks as
+high as one piece answering all of it. That ranking, cut to its top `DEPTH`, is fused with the
+keyword ranking's top `DEPTH` by weighted reciprocal rank.
 
 Embedding costs about 3 CPU-minutes per MiB of text on this project's 2-core test
 machine, so vectors are computed on a background thread after the placeholder is sent, one
 response at a time; until every response a search covers has its vectors, that search
 ranks by keywords alone. Measured with benchmarks/retrieval.py: see docs/benchmarks.md.
 Plain Python; vectors need numpy (imported only then) and an `Embedder` (or anything with
-its `embed` and `dimensions`).
+its `embed`, `embed_with_tokens` and `dimensions`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ DENSE_WEIGHT = 1.5
 FUSION_K = 10
 PIECES_PER_STEP = 64
 """Pieces embedded between two checks that the store is still open."""
+RESCORED = 200
+"""Chunks ranked token by token in a search: the best by whole-query cosine (every chunk of a
+search in one response of up to about 400 KB)."""
 
 
 def pieces(body: str) -> list[str]:
@@ -101,7 +107,11 @@ class ResponseVectors:
             return done and any(label in self._labels for label in labels)
 
     def ranking(self, query: str, labels: list[str], limit: int) -> list[int]:
-        """The `limit` chunk ids of `labels` whose best piece is nearest `query`, best first."""
+        """The `limit` chunk ids of `labels` nearest `query`, best first.
+
+        Every chunk is first scored by its best piece's cosine to the whole query (one product
+        a piece); the best `RESCORED` are then ranked by the mean over the query's tokens of
+        each token's best cosine among the chunk's pieces (one product a piece and token)."""
         import numpy as np
 
         from indexing.engine.int8_vectors import dot
@@ -109,23 +119,29 @@ class ResponseVectors:
         with self._lock:
             held = [self._labels[label] for label in labels if label in self._labels]
             model = self._model
+        held = [vectors for vectors in held if len(vectors[2])]
         if not held:
             return []
-        vector = model.embed([query])[0]
-        ids, scores = [], []
-        for quantized, scales, chunk_ids, starts in held:
-            if len(chunk_ids):
-                cosines = dot(quantized, vector) * scales
-                ids.append(chunk_ids)
-                scores.append(np.maximum.reduceat(cosines, starts))
-        if not ids:
-            return []
-        negated = -np.concatenate(scores)
-        best = np.arange(len(negated))
-        if len(negated) > limit:  # sort only what can be among the best `limit` (ties kept)
-            best = np.flatnonzero(negated <= np.partition(negated, limit - 1)[limit - 1])
-        order = best[np.argsort(negated[best], kind="stable")][:limit]
-        return [int(chunk_id) for chunk_id in np.concatenate(ids)[order]]
+        sentence, tokens = model.embed_with_tokens([query])
+        nearest = np.concatenate(
+            [np.maximum.reduceat(dot(q, sentence[0]) * s, starts) for q, s, _, starts in held]
+        )
+        owner = np.repeat(np.arange(len(held)), [len(vectors[2]) for vectors in held])
+        place = np.concatenate([np.arange(len(vectors[2])) for vectors in held])
+        shortlist = _best_first(nearest, max(limit, RESCORED))
+        query_rows = tokens[0].vectors if len(tokens[0].ids) else sentence  # (rows, dims)
+        scores = np.empty(len(shortlist), np.float32)
+        for index in np.unique(owner[shortlist]):
+            quantized, scales, _, starts = held[index]
+            mine = np.flatnonzero(owner[shortlist] == index)
+            chunks = place[shortlist[mine]]
+            counts = np.append(starts[1:], len(quantized))[chunks] - starts[chunks]
+            firsts = np.cumsum(counts) - counts  # each chunk's first row in `rows`
+            rows = np.arange(counts.sum()) + np.repeat(starts[chunks] - firsts, counts)
+            cosines = dot(quantized[rows], query_rows.T) * scales[rows, None]  # (pieces, rows)
+            scores[mine] = np.maximum.reduceat(cosines, firsts).mean(axis=1)
+        chunk_ids = np.concatenate([vectors[2] for vectors in held])[shortlist]
+        return [int(chunk_id) for chunk_id in chunk_ids[_best_first(scores, limit)]]
 
     @property
     def nbytes(self) -> int:
@@ -169,3 +185,14 @@ def hybrid_response_hits(
     dense = vectors.ranking(query, labels, DEPTH)
     fused = reciprocal_rank_fusion([lexical, dense], FUSION_K, weights=(1.0, DENSE_WEIGHT))
     return store.hits(fused[:limit])
+
+
+def _best_first(scores: np.ndarray, limit: int) -> np.ndarray:
+    """The positions of the `limit` highest `scores`, highest first (ties: first position)."""
+    import numpy as np
+
+    negated = -scores
+    best = np.arange(len(negated))
+    if len(negated) > limit:  # sort only what can be among the best `limit` (ties kept)
+        best = np.flatnonzero(negated <= np.partition(negated, limit - 1)[limit - 1])
+    return best[np.argsort(negated[best], kind="stable")][:limit]

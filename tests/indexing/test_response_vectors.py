@@ -9,6 +9,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="numpy (optional, for embeddings) not installed")
 
+from indexing.engine.embeddings import TokenVectors  # noqa: E402
 from indexing.engine.response_vectors import (  # noqa: E402
     PIECE_LINES,
     ResponseVectors,
@@ -35,13 +36,30 @@ class ConceptModel:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         self.embedded += texts
-        rows = []
+        return _unit(np.array([self._counts(_words(text)) for text in texts], np.float32))
+
+    def embed_with_tokens(self, texts: list[str]) -> tuple[np.ndarray, list[TokenVectors]]:
+        """As the real model: sentence vectors, and each word as a token vector of its own."""
+        tokens = []
         for text in texts:
-            words = text.lower().replace("(", " ").replace(")", " ").split()
-            row = [sum(word in concept for word in words) for concept in CONCEPTS]
-            rows.append([*row, 0.1 + sum(not any(w in c for c in CONCEPTS) for w in words)])
-        matrix = np.array(rows, dtype=np.float32)
-        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+            words = _words(text)
+            rows = np.array([self._counts([word], 0.0) for word in words], np.float32)
+            rows = rows.reshape(-1, self.dimensions)  # also for a text of no words
+            tokens.append(TokenVectors(list(range(len(words))), _unit(rows)))
+        return self.embed(texts), tokens
+
+    @staticmethod
+    def _counts(words: list[str], other: float = 0.1) -> list[float]:
+        row = [sum(word in concept for word in words) for concept in CONCEPTS]
+        return [*row, other + sum(not any(w in c for c in CONCEPTS) for w in words)]
+
+
+def _words(text: str) -> list[str]:
+    return text.lower().replace("(", " ").replace(")", " ").split()
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray:
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
 
 def header(lines: int) -> str:
@@ -149,3 +167,36 @@ def test_the_embedding_ranking_keeps_the_best_chunks_in_order_up_to_its_limit(st
         assert vectors.ranking("check the integrity", ["zlib:1"], limit) == everything[:limit]
     first = store.hits(everything[:1])[0]
     assert first.start_line <= 242 <= first.end_line
+
+
+def test_a_chunk_answering_each_part_of_a_question_in_its_own_piece_ranks_first() -> None:
+    store = SessionStore()
+    document = (
+        header(120)
+        + "extern int crc32(const char *buffer);\n"  # line 121: half the question
+        + header(120)
+        + "extern int gzopen(const char *path);\n"  # line 242 and, two pieces on, 253
+        + header(10)
+        + "extern int crc32(const char *buffer);\n"
+        + header(120)
+    )
+    add_text(store, "zlib:1", document, tool="zlib", run=1)
+    vectors = ResponseVectors()
+    vectors.add(store, "zlib:1", ConceptModel())
+    first, *others = store.hits(vectors.ranking("gzip checksum", ["zlib:1"], 10))
+    assert first.start_line <= 242 and first.end_line >= 253  # both parts, one chunk
+    assert any(hit.start_line <= 121 <= hit.end_line for hit in others)
+    # No piece holds both parts: by whole-query cosine the two chunks would tie.
+    assert not any("gzopen" in piece and "crc32" in piece for piece in pieces(first.body))
+    store.close()
+
+
+def test_a_search_over_several_responses_ranks_their_chunks_together(store) -> None:
+    add_text(store, "zlib:2", DOCUMENT.replace("crc32", "adler32"), tool="zlib", run=2)
+    vectors, model = ResponseVectors(), ConceptModel()
+    vectors.add(store, "zlib:1", model)
+    vectors.add(store, "zlib:2", model)
+    ranked = store.hits(vectors.ranking("check the integrity", ["zlib:2", "zlib:1"], 1000))
+    assert ranked[0].label == "zlib:1" and ranked[0].start_line <= 242 <= ranked[0].end_line
+    assert {hit.label for hit in ranked} == {"zlib:1", "zlib:2"}
+    assert len({hit.chunk_id for hit in ranked}) == len(ranked)
