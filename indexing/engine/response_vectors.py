@@ -9,7 +9,7 @@ cosines, so a chunk answering different parts of the question in different piece
 high as one piece answering all of it. That ranking, cut to its top `DEPTH`, is fused with the
 keyword ranking's top `DEPTH` by weighted reciprocal rank.
 
-Embedding costs about 3 CPU-minutes per MiB of text on this project's 2-core test
+Embedding costs about 2.5 CPU-minutes per MiB of text on this project's 2-core test
 machine, so vectors are computed on a background thread after the placeholder is sent, one
 response at a time; until every response a search covers has its vectors, that search
 ranks by keywords alone. Measured with benchmarks/retrieval.py: see docs/benchmarks.md.
