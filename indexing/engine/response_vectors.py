@@ -124,7 +124,10 @@ class ResponseVectors:
             return []
         sentence, tokens = model.embed_with_tokens([query])
         nearest = np.concatenate(
-            [np.maximum.reduceat(dot(q, sentence[0]) * s, starts) for q, s, _, starts in held]
+            [
+                np.maximum.reduceat(dot(quantized, sentence[0]) * scales, starts)
+                for quantized, scales, _, starts in held
+            ]
         )
         owner = np.repeat(np.arange(len(held)), [len(vectors[2]) for vectors in held])
         place = np.concatenate([np.arange(len(vectors[2])) for vectors in held])
@@ -132,14 +135,8 @@ class ResponseVectors:
         query_rows = tokens[0].vectors if len(tokens[0].ids) else sentence  # (rows, dims)
         scores = np.empty(len(shortlist), np.float32)
         for index in np.unique(owner[shortlist]):
-            quantized, scales, _, starts = held[index]
             mine = np.flatnonzero(owner[shortlist] == index)
-            chunks = place[shortlist[mine]]
-            counts = np.append(starts[1:], len(quantized))[chunks] - starts[chunks]
-            firsts = np.cumsum(counts) - counts  # each chunk's first row in `rows`
-            rows = np.arange(counts.sum()) + np.repeat(starts[chunks] - firsts, counts)
-            cosines = dot(quantized[rows], query_rows.T) * scales[rows, None]  # (pieces, rows)
-            scores[mine] = np.maximum.reduceat(cosines, firsts).mean(axis=1)
+            scores[mine] = _token_scores(held[index], place[shortlist[mine]], query_rows)
         chunk_ids = np.concatenate([vectors[2] for vectors in held])[shortlist]
         return [int(chunk_id) for chunk_id in chunk_ids[_best_first(scores, limit)]]
 
@@ -196,3 +193,18 @@ def _best_first(scores: np.ndarray, limit: int) -> np.ndarray:
     if len(negated) > limit:  # sort only what can be among the best `limit` (ties kept)
         best = np.flatnonzero(negated <= np.partition(negated, limit - 1)[limit - 1])
     return best[np.argsort(negated[best], kind="stable")][:limit]
+
+
+def _token_scores(vectors: tuple, chunks: np.ndarray, query_rows: np.ndarray) -> np.ndarray:
+    """Each of `chunks` (positions among one response's chunks) scored by the mean over the
+    query's rows of each row's best cosine among the chunk's pieces."""
+    import numpy as np
+
+    from indexing.engine.int8_vectors import dot
+
+    quantized, scales, _, starts = vectors
+    counts = np.append(starts[1:], len(quantized))[chunks] - starts[chunks]
+    firsts = np.cumsum(counts) - counts  # each chunk's first row in `rows`
+    rows = np.arange(counts.sum()) + np.repeat(starts[chunks] - firsts, counts)
+    cosines = dot(quantized[rows], query_rows.T) * scales[rows, None]  # (pieces, query rows)
+    return np.maximum.reduceat(cosines, firsts).mean(axis=1)
