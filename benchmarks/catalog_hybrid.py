@@ -181,7 +181,7 @@ def main() -> None:
     ranking_ms = []
     for entry in intents:
         started = time.perf_counter()
-        served.ranking(entry["q"], "mcp/")
+        served.rankings([entry["q"]], "mcp/")
         ranking_ms.append((time.perf_counter() - started) * 1000)
     rows, pairs = [], []
     for entry, vector in zip(intents, vectors, strict=True):
@@ -202,7 +202,7 @@ def main() -> None:
             "gateway": rank_of(
                 [
                     exposed_tool(catalog, hit.label)
-                    for hit in hybrid_hits(store, served, entry["q"], "mcp/", DEEP)
+                    for hit in hybrid_hits(store, served, [entry["q"]], "mcp/", DEEP)[0]
                 ],
                 expected,
             ),

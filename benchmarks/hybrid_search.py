@@ -7,7 +7,9 @@ search costs does not depend on the vectors' values, so the pieces get random un
 (stored as the gateway stores them: int8 with a scale per piece); each query is embedded by
 the real all-MiniLM-L6-v2, as IndexSearch does. Searches run as the gateway runs them with
 vector search on (`search_with_labels` with the session's ranker: hybrid once vectors are
-ready): over the whole store, and with `source=` one label.
+ready): over the whole store, and with `source=` one label. At the largest store, groups of
+`CALL_QUERIES` queries are also searched in one call (their embeddings in one model pass)
+and one query per call.
 
 Usage: .venv/bin/python benchmarks/hybrid_search.py [--queries N] [--no-docs]
 """
@@ -46,6 +48,7 @@ from localrouter import config  # noqa: E402
 SECTION = "hybrid_search"
 STORE_SIZES = (2 * MIB, 10 * MIB, 51 * MIB)
 TARGET_P50_MS = 10.0
+CALL_QUERIES = 5
 
 
 class RandomPieces:
@@ -75,9 +78,12 @@ def timed(function, *args) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def measure(folder: Path, queries: int) -> tuple[list[list[str]], float, float, float]:
-    """The table's rows, the median time to embed a query, and the p50s at the largest
-    store (whole store, one label)."""
+def measure(
+    folder: Path, queries: int
+) -> tuple[list[list[str]], float, tuple[float, float], tuple[float, float]]:
+    """The table's rows, the median time to embed a query, the p50s at the largest store
+    (whole store, one label), and there the p50s of `CALL_QUERIES` queries with `source=` in
+    one call and in as many calls."""
     model = embedder(folder)  # as the gateway loads it (one BLAS thread)
     store = SessionStore()
     compressor = ResponseCompressor(store, LabelCounter())
@@ -86,9 +92,11 @@ def measure(folder: Path, queries: int) -> tuple[list[list[str]], float, float, 
     texts: list[str] = []
     labels: list[str] = []
 
-    def rank(query: str, source: str | None, limit: int) -> list:
-        hits = hybrid_response_hits(store, vectors, query, source, limit)
-        return store.search(query, source=source, limit=limit) if hits is None else hits
+    def rank(queries: list[str], source: str | None, limit: int) -> list[list]:
+        hits = hybrid_response_hits(store, vectors, queries, source, limit)
+        if hits is None:
+            return [store.search(query, source=source, limit=limit) for query in queries]
+        return hits
 
     rows = []
     embed_ms = []
@@ -122,13 +130,24 @@ def measure(folder: Path, queries: int) -> tuple[list[list[str]], float, float, 
             ]
         )
         print(f"  {size_name(target)} done", file=sys.stderr, flush=True)
+    together, apart = [], []  # at the largest store: CALL_QUERIES queries in one call or each alone
+    for start in range(0, len(asked) - CALL_QUERIES + 1, CALL_QUERIES):
+        group, source = asked[start : start + CALL_QUERIES], labels[start % len(labels)]
+        together.append(timed(search_with_labels, store, group, source, None, rank))
+        apart.append(sum(timed(search_with_labels, store, [q], source, None, rank) for q in group))
     store.close()
     whole, one = percentile(everywhere, 0.5), percentile(one_label, 0.5)
-    return rows, statistics.median(embed_ms), whole, one
+    calls = (percentile(together, 0.5), percentile(apart, 0.5))
+    return rows, statistics.median(embed_ms), (whole, one), calls
 
 
 def section(
-    rows: list[list[str]], embed_ms: float, largest: tuple[float, float], queries: int, run: str
+    rows: list[list[str]],
+    embed_ms: float,
+    largest: tuple[float, float],
+    calls: tuple[float, float],
+    queries: int,
+    run: str,
 ) -> str:
     columns = [
         "indexed",
@@ -164,6 +183,10 @@ def section(
             f"{TARGET_P50_MS:g} ms at {rows[-1][0]}: over the whole store "
             f"{verdict(whole <= TARGET_P50_MS)} ({whole:.2f} ms), with `source=` "
             f"{verdict(one <= TARGET_P50_MS)} ({one:.2f} ms).",
+            "",
+            f"{CALL_QUERIES} queries in one call (`source=` one label, {rows[-1][0]}; their "
+            f"embeddings in one pass): p50 {calls[0]:.1f} ms, against {calls[1]:.1f} ms for "
+            f"the same queries in {CALL_QUERIES} calls ({calls[0] / calls[1]:.2f}x).",
         ]
     )
 
@@ -177,8 +200,8 @@ def main() -> None:
     if not model_folder_ready(folder):
         sys.exit(f"no model in {folder}: run `make embeddings` or set LOCALROUTER_EMBEDDING_MODEL")
     run = _docs.machine()
-    rows, embed_ms, whole, one = measure(folder, options.queries)
-    text = section(rows, embed_ms, (whole, one), options.queries, run)
+    rows, embed_ms, largest, calls = measure(folder, options.queries)
+    text = section(rows, embed_ms, largest, calls, options.queries, run)
     print(text)
     if not options.no_docs:
         _docs.write_section(SECTION, text)

@@ -271,10 +271,10 @@ def evaluate(
         hybrid = None
         if vectors is not None:
             started = time.perf_counter()
-            fused = hybrid_response_hits(store, vectors, entry["q"], doc.label, DEEP)
+            fused = hybrid_response_hits(store, vectors, [entry["q"]], doc.label, DEEP)
             timings["hybrid"].append(time.perf_counter() - started)
             assert fused is not None, f"{doc.label} has no vectors"
-            hybrid = _rank_of(fused, lines[0])
+            hybrid = _rank_of(fused[0], lines[0])
         outcomes.append(
             Outcome(
                 entry["id"],

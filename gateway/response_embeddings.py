@@ -89,11 +89,12 @@ class ResponseEmbeddings:
             )
 
     def search(
-        self, store: SessionStore, query: str, source: str | None, limit: int
-    ) -> list[Hit] | None:
-        """Hybrid hits once every response under `source` has its vectors, else None."""
+        self, store: SessionStore, queries: list[str], source: str | None, limit: int
+    ) -> list[list[Hit]] | None:
+        """Each query's hybrid hits once every response under `source` has its vectors, else
+        None."""
         return hybrid_response_hits(
-            store, self._vectors, query, source, limit, keywords_only=CATALOG_PREFIX
+            store, self._vectors, queries, source, limit, keywords_only=CATALOG_PREFIX
         )
 
     def close(self) -> None:

@@ -170,13 +170,13 @@ class SessionIndex:
             catalog = self._catalog[0].ready_vectors(self._catalog[1])
         store, responses = self.store, self._responses
 
-        def rank(query: str, source: str | None, limit: int) -> list:
+        def rank(queries: list[str], source: str | None, limit: int) -> list[list]:
             if source is not None and source.startswith(CATALOG_PREFIX):
                 if catalog is not None:
-                    return hybrid_hits(store, catalog, query, source, limit)
-            elif (hits := responses.search(store, query, source, limit)) is not None:
+                    return hybrid_hits(store, catalog, queries, source, limit)
+            elif (hits := responses.search(store, queries, source, limit)) is not None:
                 return hits
-            return store.search(query, source=source, limit=limit)
+            return [store.search(query, source=source, limit=limit) for query in queries]
 
         return rank
 

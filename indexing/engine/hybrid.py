@@ -105,36 +105,51 @@ class CatalogVectors:
         self.tokens = TokenMatch([words for _, words in held])
         self._model = model
 
-    def ranking(self, query: str, source: str | None) -> list[str]:
-        """Labels under `source`, most similar first: the sentence cosine's first
-        `TOKEN_MATCHED` by cosine + token match, then the rest by cosine."""
+    def rankings(self, queries: list[str], source: str | None) -> list[list[str]]:
+        """For each query, the labels under `source`, most similar first: the sentence
+        cosine's first `TOKEN_MATCHED` by cosine + token match, then the rest by cosine. The
+        queries are embedded in one pass."""
         import numpy as np
 
-        if self.matrix is None:
-            return []
-        (vector,), (words,) = self._model.embed_with_tokens([query])
-        cosines = self.matrix @ vector
-        order = [
-            i
-            for i in np.argsort(-cosines, kind="stable")
-            if source is None or self.labels[i].startswith(source)
-        ]
-        head = order[:TOKEN_MATCHED]
-        scores = cosines[head] + self.tokens.scores(words, head)
-        reranked = [head[i] for i in np.argsort(-scores, kind="stable")]
-        return [self.labels[i] for i in reranked + order[TOKEN_MATCHED:]]
+        if self.matrix is None or not queries:
+            return [[] for _ in queries]
+        rankings = []
+        for vector, words in zip(*self._model.embed_with_tokens(queries), strict=True):
+            cosines = self.matrix @ vector
+            order = [
+                i
+                for i in np.argsort(-cosines, kind="stable")
+                if source is None or self.labels[i].startswith(source)
+            ]
+            head = order[:TOKEN_MATCHED]
+            scores = cosines[head] + self.tokens.scores(words, head)
+            reranked = [head[i] for i in np.argsort(-scores, kind="stable")]
+            rankings.append([self.labels[i] for i in reranked + order[TOKEN_MATCHED:]])
+        return rankings
 
 
 def hybrid_hits(
-    store: SessionStore, vectors: CatalogVectors, query: str, source: str | None, limit: int
+    store: SessionStore,
+    vectors: CatalogVectors,
+    queries: list[str],
+    source: str | None,
+    limit: int,
+) -> list[list[Hit]]:
+    """Each query's keyword and embedding rankings fused by label; each label's best keyword
+    hit (or its first chunk, when only the embeddings found it)."""
+    return [
+        _fused_hits(store, query, dense[:DEPTH], source, limit)
+        for query, dense in zip(queries, vectors.rankings(queries, source), strict=True)
+    ]
+
+
+def _fused_hits(
+    store: SessionStore, query: str, dense: list[str], source: str | None, limit: int
 ) -> list[Hit]:
-    """Keyword and embedding rankings fused by label; each label's best keyword hit (or its
-    first chunk, when only the embeddings found it)."""
-    lexical = store.search(query, source=source, limit=DEPTH)
+    """One query's keyword hits fused with `dense`, its embedding ranking of labels."""
     best: dict[str, Hit] = {}
-    for hit in lexical:
+    for hit in store.search(query, source=source, limit=DEPTH):
         best.setdefault(hit.label, hit)
-    dense = vectors.ranking(query, source)[:DEPTH]
     fused = reciprocal_rank_fusion(
         [list(best)[:DEPTH], dense], FUSION_K, weights=(1.0, DENSE_WEIGHT)
     )

@@ -106,39 +106,24 @@ class ResponseVectors:
             done = all(label in self._labels or label in self._keywords_only for label in labels)
             return done and any(label in self._labels for label in labels)
 
-    def ranking(self, query: str, labels: list[str], limit: int) -> list[int]:
-        """The `limit` chunk ids of `labels` nearest `query`, best first.
+    def rankings(self, queries: list[str], labels: list[str], limit: int) -> list[list[int]]:
+        """For each query, the `limit` chunk ids of `labels` nearest it, best first. The
+        queries are embedded in one pass (the model's weights are read once for all).
 
         Every chunk is first scored by its best piece's cosine to the whole query (one product
         a piece); the best `RESCORED` are then ranked by the mean over the query's tokens of
         each token's best cosine among the chunk's pieces (one product a piece and token)."""
-        import numpy as np
-
-        from indexing.engine.int8_vectors import dot
-
         with self._lock:
             held = [self._labels[label] for label in labels if label in self._labels]
             model = self._model
         held = [vectors for vectors in held if len(vectors[2])]
-        if not held:
-            return []
-        sentence, tokens = model.embed_with_tokens([query])
-        nearest = np.concatenate(
-            [
-                np.maximum.reduceat(dot(quantized, sentence[0]) * scales, starts)
-                for quantized, scales, _, starts in held
-            ]
-        )
-        owner = np.repeat(np.arange(len(held)), [len(vectors[2]) for vectors in held])
-        place = np.concatenate([np.arange(len(vectors[2])) for vectors in held])
-        shortlist = _best_first(nearest, max(limit, RESCORED))
-        query_rows = tokens[0].vectors if len(tokens[0].ids) else sentence  # (rows, dims)
-        scores = np.empty(len(shortlist), np.float32)
-        for index in np.unique(owner[shortlist]):
-            mine = np.flatnonzero(owner[shortlist] == index)
-            scores[mine] = _token_scores(held[index], place[shortlist[mine]], query_rows)
-        chunk_ids = np.concatenate([vectors[2] for vectors in held])[shortlist]
-        return [int(chunk_id) for chunk_id in chunk_ids[_best_first(scores, limit)]]
+        if not held or not queries:
+            return [[] for _ in queries]
+        sentences, tokens = model.embed_with_tokens(queries)
+        return [
+            _ranked(held, sentence, words.vectors if len(words.ids) else sentence[None], limit)
+            for sentence, words in zip(sentences, tokens, strict=True)
+        ]
 
     @property
     def nbytes(self) -> int:
@@ -161,15 +146,15 @@ class ResponseVectors:
 def hybrid_response_hits(
     store: SessionStore,
     vectors: ResponseVectors,
-    query: str,
+    queries: list[str],
     source: str | None,
     limit: int,
     keywords_only: str | None = None,
-) -> list[Hit] | None:
-    """Keyword and embedding rankings of the documents under `source`, fused by chunk; None
-    when some of them have no vectors (yet), and then keywords alone rank. Documents whose
-    labels start with `keywords_only` (a catalog's) never get vectors: neither waited for
-    nor in the embedding ranking."""
+) -> list[list[Hit]] | None:
+    """Each query's keyword and embedding rankings of the documents under `source`, fused
+    by chunk; None when some of them have no vectors (yet), and then keywords alone rank.
+    Documents whose labels start with `keywords_only` (a catalog's) never get vectors:
+    neither waited for nor in the embedding ranking."""
     labels = [
         label
         for label in store.searched_labels(source)
@@ -178,10 +163,38 @@ def hybrid_response_hits(
     vectors.forget(store.evicted_labels(source))
     if not vectors.ready(labels):
         return None
-    lexical = [hit.chunk_id for hit in store.search(query, source=source, limit=DEPTH)]
-    dense = vectors.ranking(query, labels, DEPTH)
-    fused = reciprocal_rank_fusion([lexical, dense], FUSION_K, weights=(1.0, DENSE_WEIGHT))
-    return store.hits(fused[:limit])
+    hits = []
+    for query, dense in zip(queries, vectors.rankings(queries, labels, DEPTH), strict=True):
+        lexical = [hit.chunk_id for hit in store.search(query, source=source, limit=DEPTH)]
+        fused = reciprocal_rank_fusion([lexical, dense], FUSION_K, weights=(1.0, DENSE_WEIGHT))
+        hits.append(store.hits(fused[:limit]))
+    return hits
+
+
+def _ranked(
+    held: list[tuple], sentence: np.ndarray, query_rows: np.ndarray, limit: int
+) -> list[int]:
+    """`ResponseVectors.rankings` for one query: its sentence vector and its token vectors
+    (or its sentence vector again, for a query of no tokens), one per row of `query_rows`."""
+    import numpy as np
+
+    from indexing.engine.int8_vectors import dot
+
+    nearest = np.concatenate(
+        [
+            np.maximum.reduceat(dot(quantized, sentence) * scales, starts)
+            for quantized, scales, _, starts in held
+        ]
+    )
+    owner = np.repeat(np.arange(len(held)), [len(vectors[2]) for vectors in held])
+    place = np.concatenate([np.arange(len(vectors[2])) for vectors in held])
+    shortlist = _best_first(nearest, max(limit, RESCORED))
+    scores = np.empty(len(shortlist), np.float32)
+    for index in np.unique(owner[shortlist]):
+        mine = np.flatnonzero(owner[shortlist] == index)
+        scores[mine] = _token_scores(held[index], place[shortlist[mine]], query_rows)
+    chunk_ids = np.concatenate([vectors[2] for vectors in held])[shortlist]
+    return [int(chunk_id) for chunk_id in chunk_ids[_best_first(scores, limit)]]
 
 
 def _best_first(scores: np.ndarray, limit: int) -> np.ndarray:

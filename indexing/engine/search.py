@@ -12,8 +12,9 @@ MAX_HITS = 20
 CONTEXT_CHARS = 3000
 
 
-Ranker = Callable[[str, str | None, int], list[Hit]]
-"""(query, source prefix, limit) -> hits, best first; the store's own search by default."""
+Ranker = Callable[[list[str], str | None, int], list[list[Hit]]]
+"""(queries, source prefix, limit) -> each query's hits, best first; the store's own search
+by default. It gets every query of a call at once, so that it can embed them in one pass."""
 
 
 def search_with_labels(
@@ -37,11 +38,11 @@ def search_with_labels(
     shown: dict[int, tuple[int, int]] = {}
     sections = []
     labels: dict[str, None] = {}
-    for query_number, text in enumerate(texts, start=1):
-        if rank is None:
-            hits = store.search(text, source=prefix, limit=hits_per_query)
-        else:
-            hits = rank(text, prefix, hits_per_query)
+    if rank is None:
+        ranked = [store.search(text, source=prefix, limit=hits_per_query) for text in texts]
+    else:
+        ranked = rank(texts, prefix, hits_per_query)
+    for query_number, (text, hits) in enumerate(zip(texts, ranked, strict=True), start=1):
         labels.update(dict.fromkeys(hit.label for hit in hits))
         sections.append(_render_query(query_number, text, hits, shown))
     return "\n\n".join(sections), list(labels)

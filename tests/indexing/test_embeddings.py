@@ -106,7 +106,7 @@ def test_a_catalog_without_deferred_tools_ranks_nothing(embedder: Embedder) -> N
     from indexing.engine.hybrid import CatalogVectors
 
     vectors = CatalogVectors([("mcp/files", "files: the server's instructions")], embedder)
-    assert vectors.ranking("read a file", None) == []
+    assert vectors.rankings(["read a file"], None) == [[]]
 
 
 def test_catalog_ranking_holds_each_tool_under_the_source_once(embedder: Embedder) -> None:
@@ -121,14 +121,17 @@ def test_catalog_ranking_holds_each_tool_under_the_source_once(embedder: Embedde
         *(tool("web", f"page_{n}", f"Open web page {n} in a browser tab") for n in range(70)),
     ]
     vectors = hybrid.CatalogVectors(documents, embedder)
-    everything = vectors.ranking("make a new folder", None)
+    everything = vectors.rankings(["make a new folder"], None)[0]
     assert sorted(everything) == sorted(label for label, _ in documents)  # re-scored head + rest
     assert len(everything) > hybrid.TOKEN_MATCHED
     assert everything[0] == "mcp/files/tool/files__make_directory"
-    assert vectors.ranking("make a new folder", "mcp/files/") == [
-        "mcp/files/tool/files__make_directory",
-        "mcp/files/tool/files__remove_file",
+    assert vectors.rankings(["make a new folder"], "mcp/files/") == [
+        ["mcp/files/tool/files__make_directory", "mcp/files/tool/files__remove_file"]
     ]
+    # Several queries at once (one pass of the model): each its own ranking.
+    folder, delete = vectors.rankings(["make a new folder", "delete one file"], "mcp/files/")
+    assert folder[0] == "mcp/files/tool/files__make_directory"
+    assert delete[0] == "mcp/files/tool/files__remove_file"
 
 
 def test_catalog_embeddings_log_when_they_start_and_finish_with_counts(

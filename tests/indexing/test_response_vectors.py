@@ -99,23 +99,25 @@ def test_pieces_are_runs_of_lines_without_blank_ones() -> None:
 
 def test_keywords_rank_until_the_vectors_are_added_then_meanings_count(store) -> None:
     vectors, model = ResponseVectors(), ConceptModel()
-    assert hybrid_response_hits(store, vectors, "check the integrity", "zlib:1", 5) is None
+    assert hybrid_response_hits(store, vectors, ["check the integrity"], "zlib:1", 5) is None
     assert not store.search("check the integrity", source="zlib:1")  # no word in common
 
     vectors.add(store, "zlib:1", model)
-    hits = hybrid_response_hits(store, vectors, "check the integrity", "zlib:1", 5)
-    assert answer_rank(hits, 242) == 1
-    assert hits[0].label == "zlib:1" and len(hits) <= 5
-    # A question the keywords answer keeps its answer first.
-    assert answer_rank(hybrid_response_hits(store, vectors, "gzopen", "zlib:1", 5), 121) == 1
+    # Both queries of a call, embedded in one pass.
+    meaning, words = hybrid_response_hits(
+        store, vectors, ["check the integrity", "gzopen"], "zlib:1", 5
+    )
+    assert answer_rank(meaning, 242) == 1
+    assert meaning[0].label == "zlib:1" and len(meaning) <= 5
+    assert answer_rank(words, 121) == 1  # a question the keywords answer keeps its answer first
 
 
 def test_a_search_over_a_response_without_vectors_falls_back_to_keywords(store) -> None:
     vectors = ResponseVectors()
     vectors.add(store, "zlib:1", ConceptModel())
     add_text(store, "zlib:2", DOCUMENT, tool="zlib", run=2)
-    assert hybrid_response_hits(store, vectors, "integrity", "zlib:", 5) is None
-    assert hybrid_response_hits(store, vectors, "integrity", "zlib:1", 5) is not None
+    assert hybrid_response_hits(store, vectors, ["integrity"], "zlib:", 5) is None
+    assert hybrid_response_hits(store, vectors, ["integrity"], "zlib:1", 5) is not None
 
 
 def test_evicted_responses_are_forgotten_and_closed_vectors_embed_nothing() -> None:
@@ -125,7 +127,7 @@ def test_evicted_responses_are_forgotten_and_closed_vectors_embed_nothing() -> N
     vectors.add(store, "zlib:1", ConceptModel())
     add_text(store, "zlib:2", DOCUMENT, tool="zlib", run=2)  # evicts zlib:1
     assert store.evicted_labels() == ["zlib:1"]
-    assert hybrid_response_hits(store, vectors, "integrity", "zlib:", 5) is None
+    assert hybrid_response_hits(store, vectors, ["integrity"], "zlib:", 5) is None
     assert not vectors.ready(["zlib:1"])
 
     model = ConceptModel()
@@ -140,10 +142,10 @@ def test_a_skipped_response_ranks_by_keywords_beside_ones_with_vectors(store) ->
     vectors = ResponseVectors()
     add_text(store, "zlib:2", DOCUMENT, tool="zlib", run=2)
     vectors.skip("zlib:2")
-    assert hybrid_response_hits(store, vectors, "integrity", "zlib:2", 5) is None  # none to fuse
-    assert hybrid_response_hits(store, vectors, "integrity", "zlib:", 5) is None  # zlib:1 pending
+    assert hybrid_response_hits(store, vectors, ["integrity"], "zlib:2", 5) is None  # none to fuse
+    assert hybrid_response_hits(store, vectors, ["integrity"], "zlib:", 5) is None  # zlib:1 pending
     vectors.add(store, "zlib:1", ConceptModel())
-    hits = hybrid_response_hits(store, vectors, "check the integrity", "zlib:", 5)
+    (hits,) = hybrid_response_hits(store, vectors, ["check the integrity"], "zlib:", 5)
     assert hits[0].label == "zlib:1" and answer_rank(hits, 242) == 1
 
 
@@ -151,9 +153,9 @@ def test_documents_that_never_get_vectors_are_not_waited_for(store) -> None:
     add_text(store, "mcp/zlib/tool/crc32", "crc32: checksum of a buffer\n", tool="catalog", run=1)
     vectors = ResponseVectors()
     vectors.add(store, "zlib:1", ConceptModel())
-    assert hybrid_response_hits(store, vectors, "integrity", None, 5) is None  # a catalog entry
-    hits = hybrid_response_hits(
-        store, vectors, "check the integrity", None, 5, keywords_only="mcp/"
+    assert hybrid_response_hits(store, vectors, ["integrity"], None, 5) is None  # a catalog entry
+    (hits,) = hybrid_response_hits(
+        store, vectors, ["check the integrity"], None, 5, keywords_only="mcp/"
     )
     assert answer_rank(hits, 242) == 1
 
@@ -161,10 +163,10 @@ def test_documents_that_never_get_vectors_are_not_waited_for(store) -> None:
 def test_the_embedding_ranking_keeps_the_best_chunks_in_order_up_to_its_limit(store) -> None:
     vectors = ResponseVectors()
     vectors.add(store, "zlib:1", ConceptModel())
-    everything = vectors.ranking("check the integrity", ["zlib:1"], 1000)
+    everything = vectors.rankings(["check the integrity"], ["zlib:1"], 1000)[0]
     assert len(everything) == len(set(everything)) > 3  # every chunk once
     for limit in (1, 2, 3):
-        assert vectors.ranking("check the integrity", ["zlib:1"], limit) == everything[:limit]
+        assert vectors.rankings(["check the integrity"], ["zlib:1"], limit) == [everything[:limit]]
     first = store.hits(everything[:1])[0]
     assert first.start_line <= 242 <= first.end_line
 
@@ -183,7 +185,7 @@ def test_a_chunk_answering_each_part_of_a_question_in_its_own_piece_ranks_first(
     add_text(store, "zlib:1", document, tool="zlib", run=1)
     vectors = ResponseVectors()
     vectors.add(store, "zlib:1", ConceptModel())
-    first, *others = store.hits(vectors.ranking("gzip checksum", ["zlib:1"], 10))
+    first, *others = store.hits(vectors.rankings(["gzip checksum"], ["zlib:1"], 10)[0])
     assert first.start_line <= 242 and first.end_line >= 253  # both parts, one chunk
     assert any(hit.start_line <= 121 <= hit.end_line for hit in others)
     # No piece holds both parts: by whole-query cosine the two chunks would tie.
@@ -196,7 +198,7 @@ def test_a_search_over_several_responses_ranks_their_chunks_together(store) -> N
     vectors, model = ResponseVectors(), ConceptModel()
     vectors.add(store, "zlib:1", model)
     vectors.add(store, "zlib:2", model)
-    ranked = store.hits(vectors.ranking("check the integrity", ["zlib:2", "zlib:1"], 1000))
+    ranked = store.hits(vectors.rankings(["check the integrity"], ["zlib:2", "zlib:1"], 1000)[0])
     assert ranked[0].label == "zlib:1" and ranked[0].start_line <= 242 <= ranked[0].end_line
     assert {hit.label for hit in ranked} == {"zlib:1", "zlib:2"}
     assert len({hit.chunk_id for hit in ranked}) == len(ranked)
