@@ -27,3 +27,13 @@ def dot(quantized: np.ndarray, vectors: np.ndarray) -> np.ndarray:
         block = quantized[at : at + DOT_ROWS].astype(np.float32)
         np.matmul(block, vectors, out=out[at : at + DOT_ROWS])
     return out
+
+
+def group_maxima(
+    quantized: np.ndarray, scales: np.ndarray, firsts: np.ndarray, vectors: np.ndarray
+) -> np.ndarray:
+    """For rows in consecutive groups (each starting at its entry of `firsts`), the largest
+    scaled product of a group's rows with `vectors` (one vector: one value per group; one
+    vector per column: one row per group, one column per vector)."""
+    products = dot(quantized, vectors) * scales.reshape(-1, *[1] * (vectors.ndim - 1))
+    return np.maximum.reduceat(products, firsts, axis=0)

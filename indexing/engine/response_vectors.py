@@ -178,13 +178,10 @@ def _ranked(
     (or its sentence vector again, for a query of no tokens), one per row of `query_rows`."""
     import numpy as np
 
-    from indexing.engine.int8_vectors import dot
+    from indexing.engine.int8_vectors import group_maxima
 
     nearest = np.concatenate(
-        [
-            np.maximum.reduceat(dot(quantized, sentence) * scales, starts)
-            for quantized, scales, _, starts in held
-        ]
+        [group_maxima(quantized, scales, starts, sentence) for quantized, scales, _, starts in held]
     )
     owner = np.repeat(np.arange(len(held)), [len(vectors[2]) for vectors in held])
     place = np.concatenate([np.arange(len(vectors[2])) for vectors in held])
@@ -213,11 +210,10 @@ def _token_scores(vectors: tuple, chunks: np.ndarray, query_rows: np.ndarray) ->
     query's rows of each row's best cosine among the chunk's pieces."""
     import numpy as np
 
-    from indexing.engine.int8_vectors import dot
+    from indexing.engine.int8_vectors import group_maxima
 
     quantized, scales, _, starts = vectors
     counts = np.append(starts[1:], len(quantized))[chunks] - starts[chunks]
     firsts = np.cumsum(counts) - counts  # each chunk's first row in `rows`
     rows = np.arange(counts.sum()) + np.repeat(starts[chunks] - firsts, counts)
-    cosines = dot(quantized[rows], query_rows.T) * scales[rows, None]  # (pieces, query rows)
-    return np.maximum.reduceat(cosines, firsts).mean(axis=1)
+    return group_maxima(quantized[rows], scales[rows], firsts, query_rows.T).mean(axis=1)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexing.engine.embeddings import TokenVectors
-from indexing.engine.int8_vectors import dot, quantise
+from indexing.engine.int8_vectors import group_maxima, quantise
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,5 @@ class TokenMatch:
         lengths = [len(entry.quantized) for entry in chosen]
         quantized = np.concatenate([entry.quantized for entry in chosen])
         scales = np.concatenate([entry.scales for entry in chosen])
-        cosines = dot(quantized, request.vectors.T) * scales[:, None]
-        best = np.maximum.reduceat(cosines, np.cumsum([0, *lengths[:-1]]), axis=0)
+        best = group_maxima(quantized, scales, np.cumsum([0, *lengths[:-1]]), request.vectors.T)
         return best @ (weights / weights.sum())

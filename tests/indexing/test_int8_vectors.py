@@ -4,7 +4,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="numpy (optional, for embeddings) not installed")
 
-from indexing.engine.int8_vectors import DOT_ROWS, dot, quantise  # noqa: E402
+from indexing.engine.int8_vectors import DOT_ROWS, dot, group_maxima, quantise  # noqa: E402
 
 
 def test_quantised_rows_give_back_their_vectors_within_a_step() -> None:
@@ -29,3 +29,18 @@ def test_the_blocked_product_is_the_whole_product(rows) -> None:
         product = dot(quantized, right)
         assert product.shape == expected.shape
         np.testing.assert_allclose(product, expected, rtol=1e-4, atol=1e-3)  # float32 sums
+
+
+def test_group_maxima_are_each_groups_best_scaled_product() -> None:
+    rng = np.random.default_rng(11)
+    matrix = rng.standard_normal((9, 384)).astype(np.float32)
+    quantized, scales = quantise(matrix)
+    firsts = np.array([0, 2, 7])  # groups of rows 0-1, 2-6, 7-8
+    restored = quantized.astype(np.float32) * scales[:, None]
+    vectors = rng.standard_normal((384, 3)).astype(np.float32)
+    groups = [(0, 2), (2, 7), (7, 9)]
+    expected = np.stack([(restored[a:b] @ vectors).max(axis=0) for a, b in groups])
+    maxima = group_maxima(quantized, scales, firsts, vectors)
+    np.testing.assert_allclose(maxima, expected, rtol=1e-4)
+    one = group_maxima(quantized, scales, firsts, vectors[:, 0])  # one vector: one value a group
+    np.testing.assert_allclose(one, expected[:, 0], rtol=1e-4)
