@@ -20,7 +20,7 @@ its `embed`, `embed_with_tokens` and `dimensions`).
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from indexing.engine.fusion import reciprocal_rank_fusion
 from indexing.engine.store import Hit, SessionStore
@@ -39,6 +39,16 @@ RESCORED = 200
 search in one response of up to about 400 KB)."""
 
 
+class _Pieces(NamedTuple):
+    """One response's piece vectors: unit vectors as int8 rows and their scales, the chunk
+    ids ascending, and the row of each one's first piece."""
+
+    quantized: np.ndarray
+    scales: np.ndarray
+    chunk_ids: np.ndarray
+    starts: np.ndarray
+
+
 def pieces(body: str) -> list[str]:
     """The texts embedded for one chunk: its non-blank runs of `PIECE_LINES` lines."""
     lines = body.split("\n")
@@ -53,13 +63,12 @@ class ResponseVectors:
     scale per piece (388 bytes a piece; as float32 the same rankings on the retrieval
     benchmark's dev split).
 
-    `add` runs on a background thread; `ranking` on the searching one.
+    `add` runs on a background thread; `rankings` on the searching one.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        # label -> (int8 piece vectors, their scales, chunk ids ascending, each one's first piece)
-        self._labels: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._labels: dict[str, _Pieces] = {}
         self._keywords_only: set[str] = set()  # labels left without vectors (`skip`)
         self._closed = False
         self._model: Any = None  # the model of the vectors held (queries need the same one)
@@ -91,7 +100,7 @@ class ResponseVectors:
         chunk_ids, starts = np.unique(np.array(owners, dtype=np.int64), return_index=True)
         with self._lock:
             self._model = model
-            self._labels[label] = (quantized, scales, chunk_ids, starts)
+            self._labels[label] = _Pieces(quantized, scales, chunk_ids, starts)
 
     def skip(self, label: str) -> None:
         """Leave `label` without vectors for good: searches rank its chunks by keywords alone
@@ -116,7 +125,7 @@ class ResponseVectors:
         with self._lock:
             held = [self._labels[label] for label in labels if label in self._labels]
             model = self._model
-        held = [vectors for vectors in held if len(vectors[2])]
+        held = [pieces for pieces in held if len(pieces.chunk_ids)]
         if not held or not queries:
             return [[] for _ in queries]
         sentences, tokens = model.embed_with_tokens(queries)
@@ -172,7 +181,7 @@ def hybrid_response_hits(
 
 
 def _ranked(
-    held: list[tuple], sentence: np.ndarray, query_rows: np.ndarray, limit: int
+    held: list[_Pieces], sentence: np.ndarray, query_rows: np.ndarray, limit: int
 ) -> list[int]:
     """`ResponseVectors.rankings` for one query: its sentence vector and its token vectors
     (or its sentence vector again, for a query of no tokens), one per row of `query_rows`."""
@@ -183,14 +192,14 @@ def _ranked(
     nearest = np.concatenate(
         [group_maxima(quantized, scales, starts, sentence) for quantized, scales, _, starts in held]
     )
-    owner = np.repeat(np.arange(len(held)), [len(vectors[2]) for vectors in held])
-    place = np.concatenate([np.arange(len(vectors[2])) for vectors in held])
+    owner = np.repeat(np.arange(len(held)), [len(pieces.chunk_ids) for pieces in held])
+    place = np.concatenate([np.arange(len(pieces.chunk_ids)) for pieces in held])
     shortlist = _best_first(nearest, max(limit, RESCORED))
     scores = np.empty(len(shortlist), np.float32)
     for index in np.unique(owner[shortlist]):
         mine = np.flatnonzero(owner[shortlist] == index)
         scores[mine] = _token_scores(held[index], place[shortlist[mine]], query_rows)
-    chunk_ids = np.concatenate([vectors[2] for vectors in held])[shortlist]
+    chunk_ids = np.concatenate([pieces.chunk_ids for pieces in held])[shortlist]
     return [int(chunk_id) for chunk_id in chunk_ids[_best_first(scores, limit)]]
 
 
@@ -205,14 +214,14 @@ def _best_first(scores: np.ndarray, limit: int) -> np.ndarray:
     return best[np.argsort(negated[best], kind="stable")][:limit]
 
 
-def _token_scores(vectors: tuple, chunks: np.ndarray, query_rows: np.ndarray) -> np.ndarray:
+def _token_scores(pieces: _Pieces, chunks: np.ndarray, query_rows: np.ndarray) -> np.ndarray:
     """Each of `chunks` (positions among one response's chunks) scored by the mean over the
     query's rows of each row's best cosine among the chunk's pieces."""
     import numpy as np
 
     from indexing.engine.int8_vectors import group_maxima
 
-    quantized, scales, _, starts = vectors
+    quantized, scales, _, starts = pieces
     counts = np.append(starts[1:], len(quantized))[chunks] - starts[chunks]
     firsts = np.cumsum(counts) - counts  # each chunk's first row in `rows`
     rows = np.arange(counts.sum()) + np.repeat(starts[chunks] - firsts, counts)
