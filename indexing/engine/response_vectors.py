@@ -195,10 +195,19 @@ def _ranked(
     owner = np.repeat(np.arange(len(held)), [len(pieces.chunk_ids) for pieces in held])
     place = np.concatenate([np.arange(len(pieces.chunk_ids)) for pieces in held])
     shortlist = _best_first(nearest, max(limit, RESCORED))
+    order = np.argsort(owner[shortlist], kind="stable")  # the shortlist response by response
+    grouped = shortlist[order]
+    responses = np.split(grouped, np.flatnonzero(np.diff(owner[grouped])) + 1)
+    quantized, scales, counts = zip(
+        *(_chunk_pieces(held[owner[chunks[0]]], place[chunks]) for chunks in responses),
+        strict=True,
+    )
+    count = np.concatenate(counts)
+    products = group_maxima(
+        np.concatenate(quantized), np.concatenate(scales), np.cumsum(count) - count, query_rows.T
+    )
     scores = np.empty(len(shortlist), np.float32)
-    for index in np.unique(owner[shortlist]):
-        mine = np.flatnonzero(owner[shortlist] == index)
-        scores[mine] = _token_scores(held[index], place[shortlist[mine]], query_rows)
+    scores[order] = products.mean(axis=1)
     chunk_ids = np.concatenate([pieces.chunk_ids for pieces in held])[shortlist]
     return [int(chunk_id) for chunk_id in chunk_ids[_best_first(scores, limit)]]
 
@@ -214,15 +223,13 @@ def _best_first(scores: np.ndarray, limit: int) -> np.ndarray:
     return best[np.argsort(negated[best], kind="stable")][:limit]
 
 
-def _token_scores(pieces: _Pieces, chunks: np.ndarray, query_rows: np.ndarray) -> np.ndarray:
-    """Each of `chunks` (positions among one response's chunks) scored by the mean over the
-    query's rows of each row's best cosine among the chunk's pieces."""
+def _chunk_pieces(pieces: _Pieces, chunks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pieces of `chunks` (positions among one response's chunks), chunk after chunk:
+    their int8 rows, their scales, and how many each chunk has."""
     import numpy as np
-
-    from indexing.engine.int8_vectors import group_maxima
 
     quantized, scales, _, starts = pieces
     counts = np.append(starts[1:], len(quantized))[chunks] - starts[chunks]
     firsts = np.cumsum(counts) - counts  # each chunk's first row in `rows`
     rows = np.arange(counts.sum()) + np.repeat(starts[chunks] - firsts, counts)
-    return group_maxima(quantized[rows], scales[rows], firsts, query_rows.T).mean(axis=1)
+    return quantized[rows], scales[rows], counts
