@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import platform
+import random
 import shutil
 import sqlite3
 import subprocess
@@ -33,6 +34,18 @@ SPLITS = ("dev", "test")
 def split_of(key: str) -> str:
     """`dev` or `test` for a question, fixed by its id (or text) alone: about half each."""
     return SPLITS[hashlib.sha256(key.encode()).digest()[0] % 2]
+
+
+def recall_interval(ranks: list[int | None], k: int, resamples: int = 2000) -> str:
+    """The 95% bootstrap interval of recall@k over `ranks` (1-based, None for a miss), as
+    "a-b": how far a split of this size moves with the questions it happens to hold. The
+    resampling is seeded, so a rerun prints the same interval."""
+    found = [rank is not None and rank <= k for rank in ranks]
+    if not found:
+        return "-"
+    draw = random.Random(0)
+    shares = sorted(sum(draw.choices(found, k=len(found))) / len(found) for _ in range(resamples))
+    return f"{shares[int(0.025 * resamples)]:.2f}-{shares[int(0.975 * resamples) - 1]:.2f}"
 
 
 # --------------------------------------------------------------------------- docs/benchmarks.md

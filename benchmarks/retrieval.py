@@ -383,10 +383,15 @@ def report(
         out.append(
             f"Targets on test, {name}: recall@5 >= {TARGET_RECALL_AT_5:g} "
             + ("**met**" if r5 >= TARGET_RECALL_AT_5 else "**missed**")
-            + f" ({r5:.2f}); recall@1 >= {TARGET_RECALL_AT_1:g} "
+            + f" ({r5:.2f}, 95% interval {_docs.recall_interval(test, 5)});"
+            + f" recall@1 >= {TARGET_RECALL_AT_1:g} "
             + ("**met**" if r1 >= TARGET_RECALL_AT_1 else "**missed**")
-            + f" ({r1:.2f}).",
+            + f" ({r1:.2f}, 95% interval {_docs.recall_interval(test, 1)}).",
         )
+    out.append(
+        "The intervals resample the test questions (bootstrap, 2,000 draws): a change whose "
+        "figures stay inside them may be the luck of which questions fell in the split."
+    )
     medians = [
         f"{name} {statistics.median(seconds) * 1000:.1f} ms"
         for name, seconds in timings.items()
