@@ -2,8 +2,8 @@
 
 A quarter of float32's memory; rankings by cosine come out the same on the project's
 retrieval benchmarks. Products run on SimSIMD's int8 kernels (AVX2/AVX-512 or NEON, chosen
-at run time), five times faster than converting the rows to float32 for numpy's BLAS. Needs
-numpy and simsimd: import only where embeddings are wanted.
+at run time; they release the GIL), 2.7x faster than converting the rows to float32 for
+numpy's BLAS. Needs numpy and simsimd: import only where embeddings are wanted.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ def dot(quantized: np.ndarray, vectors: np.ndarray) -> np.ndarray:
 
     The kernels multiply int8 by int8 (exactly: the sums fit float32), so each vector is
     split in two int8 parts, its rounding to 127 steps and the rounding of what that leaves:
-    the product carries the vector to about 1/32,000 of its largest component (a float32
-    product of the same rows at the same cost would need twice the memory traffic).
+    the product carries the vector to within 1/64,000 of its largest component. Over 172,000
+    rows, 5.5 ms against 15.1 ms converting them to float32 for numpy's BLAS (one part alone
+    would take 2.7 ms, but at 1/254 it reorders near ties).
     """
     columns = np.ascontiguousarray(np.reshape(vectors, (len(vectors), -1)).T, np.float32)
     high_scale = np.abs(columns).max(axis=1, keepdims=True).clip(1e-30) / 127
