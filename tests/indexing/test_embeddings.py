@@ -5,6 +5,8 @@ all-MiniLM-L6-v2, which `make test` fetches) and are skipped without it; so is e
 optional numpy/safetensors/tokenizers packages are not installed.
 """
 
+import math
+
 import pytest
 
 for _package in ("numpy", "safetensors", "tokenizers"):
@@ -15,6 +17,7 @@ from django.conf import settings  # noqa: E402
 
 from indexing.engine.embeddings import (  # noqa: E402
     Embedder,
+    _gelu,
     cosine_ranking,
     model_folder_ready,
 )
@@ -24,6 +27,13 @@ from tests.fresh_interpreter import run_fresh  # noqa: E402
 # sentence-transformers' all-MiniLM-L6-v2 embedding of "hello world", first five dimensions
 # (the canonical values fastembed's test suite checks against, atol 1e-3).
 HELLO_WORLD = np.array([-0.034478, 0.03102, 0.00673, 0.02611, -0.039362])
+
+
+def test_gelu_is_x_times_the_normal_cdf_for_either_sign() -> None:
+    x = np.array([-12.0, -5.0, -1.5, -0.3, -1e-4, 0.0, 1e-4, 0.3, 1.5, 5.0, 12.0], np.float32)
+    x = np.concatenate([x, np.linspace(-4, 4, 401, dtype=np.float32)])
+    exact = [value * 0.5 * (1 + math.erf(value / math.sqrt(2))) for value in x.tolist()]
+    np.testing.assert_allclose(_gelu(x.reshape(-1, 4)).ravel(), exact, rtol=0, atol=2e-6)
 
 
 def test_fusion_rewards_agreement_and_keeps_first_rank() -> None:
