@@ -192,14 +192,17 @@ def _ranked(
     nearest = np.concatenate(
         [group_maxima(quantized, scales, starts, sentence) for quantized, scales, _, starts in held]
     )
-    owner = np.repeat(np.arange(len(held)), [len(pieces.chunk_ids) for pieces in held])
-    place = np.concatenate([np.arange(len(pieces.chunk_ids)) for pieces in held])
-    shortlist = _best_first(nearest, max(limit, RESCORED))
-    order = np.argsort(owner[shortlist], kind="stable")  # the shortlist response by response
-    grouped = shortlist[order]
-    responses = np.split(grouped, np.flatnonzero(np.diff(owner[grouped])) + 1)
+    shortlist = _best_first(nearest, max(limit, RESCORED))  # positions among held's chunks
+    order = np.argsort(shortlist)  # ascending positions: the shortlist response by response
+    ascending = shortlist[order]
+    firsts = np.cumsum([0] + [len(pieces.chunk_ids) for pieces in held[:-1]])
+    mine = np.split(ascending, np.searchsorted(ascending, firsts[1:]))  # each response's
     quantized, scales, counts = zip(
-        *(_chunk_pieces(held[owner[chunks[0]]], place[chunks]) for chunks in responses),
+        *(
+            _chunk_pieces(pieces, chunks - first)
+            for pieces, first, chunks in zip(held, firsts, mine, strict=True)
+            if len(chunks)
+        ),
         strict=True,
     )
     count = np.concatenate(counts)
