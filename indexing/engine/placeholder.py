@@ -3,6 +3,7 @@
 import json
 
 from indexing.engine.chunker import CONTENTS_BYTES, Lines, OutlineEntry
+from indexing.engine.read import MAX_READ_BYTES
 from indexing.engine.text import utf8_size
 
 PREVIEW_BYTES = 2048
@@ -33,7 +34,7 @@ def render_placeholder(
     if contents:
         sections.append("## Contents\n" + "\n".join(contents))
     sections.append(
-        f"Read all of it: {read_tool}(label={quoted}, limit={len(lines)})\n"
+        f"Read all of it: {read_tool}(label={quoted}, limit={len(lines)}){_pages_note(lines)}\n"
         f'Read a range:   {read_tool}(label={quoted}, offset="<line>", limit=<lines>)\n'
         f'Search it:      {search_tool}(queries=["<terms>"], source={quoted})'
         + (
@@ -43,6 +44,20 @@ def render_placeholder(
         )
     )
     return "\n\n".join(sections)
+
+
+def _pages_note(lines: Lines) -> str:
+    """How many reads the whole text takes, when one read (at most ~64 KB) cannot hold it."""
+    if not lines:
+        return ""
+    numbered = lines.size(0, len(lines) - 1) + len(lines) * (len(str(len(lines))) + 2)
+    reads = -(-numbered // MAX_READ_BYTES)
+    if reads < 2:
+        return ""
+    return (
+        f"  (about {reads} calls: each returns at most {MAX_READ_BYTES // 1024} KB "
+        "and ends with the offset to continue from)"
+    )
 
 
 def _lines(count: int) -> str:

@@ -284,3 +284,28 @@ async def test_the_placeholder_comes_before_the_store_is_written_and_reads_wait_
     read = await asyncio.to_thread(format_read, store, "filesystem__read_file:1", "43", 1)
     assert read.startswith("43: GET /items/001 returns item 1 as JSON")
     assert [stats.label for stats in store.stats] == ["filesystem__read_file:1"]
+
+
+def test_the_read_all_hint_says_how_many_reads_a_large_text_takes() -> None:
+    store = SessionStore()
+    compressor = ResponseCompressor(store, LabelCounter())
+    log = "\n".join(f"2024-01-01T00:00:00 INFO request {n} served by worker" for n in range(9000))
+    text, stats = compress_text(compressor, "logs", log, threshold=1000)
+    assert text is not None and stats is not None
+    announced = re.search(r"limit=9000\)  \(about (\d+) calls: each returns at most 64 KB", text)
+    assert announced, text
+    reads, offset = 0, None
+    while True:
+        page = format_read(store, stats.label, offset=offset, limit=9000)
+        reads += 1
+        more = re.search(r'continue with offset="(\d+)"\]$', page)
+        if more is None:
+            break
+        offset = more.group(1)
+    assert reads == int(announced.group(1))
+
+
+def test_a_text_one_read_holds_gets_no_count_of_reads() -> None:
+    text, _ = compress_text(compressor_at_run(3), "filesystem__read_file", RESPONSE, threshold=1000)
+    assert text is not None
+    assert 'limit=233)\n' in text
