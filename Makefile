@@ -2,8 +2,6 @@
 PYTHON ?= python3.12
 VENV := .venv
 BIN := $(VENV)/bin
-HOST ?= 127.0.0.1
-PORT ?= 8000
 PYTEST_ARGS ?=
 # Test files run in parallel, one worker per core (pytest-xdist); most tests wait on daphne and
 # upstream processes, not on the CPU. PYTEST_WORKERS=0 runs them in this one process.
@@ -22,12 +20,12 @@ UPSTREAM_VENVS := $(patsubst tests/fixtures/upstream_venvs/%.txt,var/upstream-ve
 # written, the writer's batches) are mapped, not carved from the heap, where the writer's
 # allocations would pin them and each growth leave a copy behind (records 1 MiB: peak RSS
 # 3.4-3.8x without, 2.7-2.8x with; glibc otherwise raises the threshold as it goes).
-# `manage.py serve` runs daphne, or uvicorn with LOCALROUTER_SERVER=uvicorn (docs/deploy.md).
+# `manage.py serve` listens where HOST and PORT say (environment, `make serve PORT=...` or .env;
+# default 127.0.0.1:8000) and runs daphne, or uvicorn with LOCALROUTER_SERVER=uvicorn (docs/deploy.md).
 # Serving needs Python only; Node.js and npm are for the tests' upstream servers.
 serve: setup migrate $(MODEL_DIR)/model.safetensors
-	@$(BIN)/python manage.py ensure_admin --url http://$(HOST):$(PORT)/admin/
-	@echo "LocalRouter: serving; admin at http://$(HOST):$(PORT)/admin/  MCP endpoint at http://$(HOST):$(PORT)/mcp"
-	MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 $(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
+	@$(BIN)/python manage.py ensure_admin
+	MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 $(BIN)/python manage.py serve
 
 test: setup node_modules/.installed $(UPSTREAM_VENVS) $(MODEL_DIR)/model.safetensors
 	$(BIN)/ruff check .

@@ -35,6 +35,9 @@ try:
     UPSTREAM_LIST_CACHE_SECONDS = config.number(
         "LOCALROUTER_UPSTREAM_LIST_CACHE_SECONDS", 5, minimum=0
     )
+    # Where `manage.py serve` (and so `make serve`) listens, from the environment or .env.
+    SERVE_HOST = config.env.str("HOST", default="127.0.0.1")
+    SERVE_PORT = int(config.number("PORT", 8000, minimum=1))
     # The HTTP server `manage.py serve` (and so `make serve`) runs: daphne or uvicorn.
     HTTP_SERVER = config.choice("LOCALROUTER_SERVER", "daphne", ("daphne", "uvicorn"))
     # On SIGTERM, requests already running get this long to finish; new ones get 503.

@@ -1,4 +1,5 @@
-"""`make serve` reaches a serving gateway on a machine without Node.js or npm.
+"""`make serve` reaches a serving gateway on a machine without Node.js or npm, at the
+address `.env` gives.
 
 It runs the real Makefile in a copy of the project whose `.venv` and search model stand in
 for installed ones (their stamps newer than pyproject.toml, as after a first run), so the
@@ -60,9 +61,10 @@ def path_without_npm(tmp: Path) -> str:
     not (ROOT / "var/models/all-MiniLM-L6-v2/model.safetensors").exists(),
     reason="needs the search model that make fetches (var/models)",
 )
-def test_make_serve_serves_without_npm_on_the_path(tmp_path):
+def test_make_serve_serves_without_npm_on_the_path_where_dotenv_says(tmp_path):
     project = project_copy(tmp_path)
     port = free_port()
+    (project / ".env").write_text(f"HOST=127.0.0.1\nPORT={port}\n")
     env = {
         "PATH": path_without_npm(tmp_path),
         "HOME": str(tmp_path),
@@ -72,7 +74,7 @@ def test_make_serve_serves_without_npm_on_the_path(tmp_path):
     log = tmp_path / "serve.log"
     with log.open("wb") as out:
         make = subprocess.Popen(
-            ["make", "serve", f"PORT={port}"],
+            ["make", "serve"],
             cwd=project,
             env=env,
             stdout=out,
@@ -89,5 +91,6 @@ def test_make_serve_serves_without_npm_on_the_path(tmp_path):
             os.killpg(make.pid, signal.SIGTERM)
         make.wait(timeout=30)
     output = log.read_text()
+    assert f"Log in at http://127.0.0.1:{port}/admin/ with" in output
     assert f"LocalRouter: serving; admin at http://127.0.0.1:{port}/admin/" in output
     assert "npm" not in output

@@ -3,6 +3,7 @@
 import os
 import secrets
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
@@ -15,7 +16,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument(
-            "--url", default="http://127.0.0.1:8000/admin/", help="where the admin will be"
+            "--url", help="where the admin will be (default: from HOST and PORT)"
         )
 
     def handle(self, *args, **options) -> None:
@@ -24,7 +25,8 @@ class Command(BaseCommand):
             return
         password = os.environ.get("LOCALROUTER_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
         users.objects.create_superuser("admin", "", password)
-        self.stdout.write(f"Created the admin user. Log in at {options['url']} with")
+        url = options["url"] or f"http://{settings.SERVE_HOST}:{settings.SERVE_PORT}/admin/"
+        self.stdout.write(f"Created the admin user. Log in at {url} with")
         self.stdout.write("  username: admin")
         if os.environ.get("LOCALROUTER_ADMIN_PASSWORD"):
             self.stdout.write("  password: (the value of LOCALROUTER_ADMIN_PASSWORD)")

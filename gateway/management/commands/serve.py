@@ -16,10 +16,16 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-        parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+        parser.add_argument("--host", help="address to listen on (default: HOST, else 127.0.0.1)")
+        parser.add_argument("--port", type=int, help="port to listen on (default: PORT, else 8000)")
 
-    def handle(self, *args, host: str, port: int, **options) -> None:
+    def handle(self, *args, host: str | None, port: int | None, **options) -> None:
+        host = host or settings.SERVE_HOST
+        port = port or settings.SERVE_PORT
+        base = f"http://{host}:{port}"
+        self.stdout.write(
+            f"LocalRouter: serving; admin at {base}/admin/  MCP endpoint at {base}/mcp"
+        )
         # Behind a TLS-ending proxy, its X-Forwarded-* headers give the client's address.
         proxy_headers = settings.BEHIND_TLS_PROXY
         if settings.HTTP_SERVER == "uvicorn":
