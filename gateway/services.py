@@ -44,19 +44,36 @@ def upstreams_import(
     report: list[str] = []
     with transaction.atomic():
         for entry in entries:
-            report.append(_import_one(entry, update=update, base_dir=base_dir, environ=environ))
+            report.append(
+                _import_one(
+                    entry, update=update, base_dir=base_dir, environ=environ, dry_run=dry_run
+                )
+            )
         if dry_run:
             transaction.set_rollback(True)
     return report
 
 
+_VERBS = {
+    False: ("created", "updated", "skipped"),
+    True: ("would create", "would update", "would skip"),
+}
+"""What each import line says happened, or with `dry_run` what would happen."""
+
+
 def _import_one(
-    entry: ServerEntry, *, update: bool, base_dir: Path | None, environ: Mapping[str, str]
+    entry: ServerEntry,
+    *,
+    update: bool,
+    base_dir: Path | None,
+    environ: Mapping[str, str],
+    dry_run: bool,
 ) -> str:
+    created, updated, skipped = _VERBS[dry_run]
     upstream = Upstream.objects.filter(name=entry.name).first()
     if upstream is not None and not update:
-        return f"skipped  {entry.name} (exists, kept as it is)"
-    verb = "updated " if upstream else "created "
+        return f"{skipped:<8} {entry.name} (exists, kept as it is)"
+    verb = f"{updated if upstream else created:<8}"
     upstream = upstream or Upstream(name=entry.name)
     notes = list(entry.notes)
     if entry.env_file:

@@ -105,7 +105,8 @@ def test_cline_disabled_timeout_and_auto_approve():
 
 def test_dry_run_reports_everything_and_saves_nothing():
     output = run(CONFIGS / "claude_desktop_config.json", "--dry-run")
-    assert "created  github (stdio); needs GITHUB_TOKEN" in output
+    assert "would create github (stdio); needs GITHUB_TOKEN" in output
+    assert "created" not in output
     assert output.rstrip().endswith("Preview only (--dry-run): nothing was saved.")
     assert not Upstream.objects.exists()
 
