@@ -75,7 +75,7 @@ async def read_listing(connection: UpstreamConnection) -> UpstreamListing:
     try:
         await connection.start()
     except UpstreamError as error:
-        logger.warning("upstream %r is unavailable: %s", spec.name, error)
+        logger.warning("upstream %r is unavailable: %s", spec.name, error.message)
         return UpstreamListing(spec=spec, error=str(error))
     caps = connection.capabilities or types.ServerCapabilities()
     info = connection.server_info

@@ -25,6 +25,14 @@ _DEFAULT_CODES: dict[str, int] = {
     "protocol": INTERNAL_ERROR,
     "closed": CONNECTION_CLOSED,
 }
+_CLIENT_PHRASES: dict[str, str] = {
+    "unavailable": "is unavailable",
+    "timeout": "timed out",
+    "crashed": "crashed",
+    "protocol": "broke the protocol",
+    "rejected": "rejected the request",
+    "closed": "is closed",
+}
 REDACTED = "[redacted]"
 TOKEN_PATTERNS = re.compile(
     r"(?i)(?P<named>\b(?:bearer|token|api[_-]?key|secret|password|authorization)\b[\"']?"
@@ -58,7 +66,7 @@ class UpstreamError(Exception):
 
     def client_message(self) -> str:
         """What the gateway's client is told (tool error text, JSON-RPC error message)."""
-        return f"Upstream {self.upstream!r} failed: {self}"
+        return f"Upstream {self.upstream!r} {_CLIENT_PHRASES[self.kind]}: {self.message}"
 
     def to_error_data(self) -> ErrorData:
         """The JSON-RPC error to send to the gateway's client: the upstream's own code and

@@ -30,6 +30,7 @@ async def test_an_upstream_that_never_answers_times_out_with_a_tool_error(live):
             result = await client.call_tool("faulty__hang", {})
         assert result.is_error
         assert "timed out" in result.content[0].text.lower()
+        assert result.content[0].text.count("'faulty'") == 1, result.content[0].text
         assert (await client.call_tool("faulty__echo", {"text": "still here"})).content[
             0
         ].text == "still here"
@@ -43,4 +44,6 @@ async def test_an_upstream_that_fails_to_start_is_reported_and_the_others_work(l
         assert "broken" in unavailable
         assert "closed the connection during the handshake" in unavailable["broken"]
         assert not (await client.call_tool("everything__echo", {"message": "ok"})).is_error
-    assert "upstream 'broken' is unavailable" in live.log()
+    said = [line for line in live.log().splitlines() if "upstream 'broken' is unavailable" in line]
+    assert said
+    assert all(line.count("'broken'") == 1 for line in said), said  # said once, not twice

@@ -127,6 +127,4 @@ async def test_an_upstreams_own_error_reaches_the_client_with_its_code_and_data(
             await client.read_resource(f"fixture://items/{LOCKED_ITEM}")
     assert raised.value.code == LOCKED_CODE
     assert raised.value.data == {"item": LOCKED_ITEM, "retry_after": 30}
-    assert raised.value.message == (
-        "Upstream 'echohttp' failed: upstream 'echohttp' rejected: the item is locked"
-    )
+    assert raised.value.message == ("Upstream 'echohttp' rejected the request: the item is locked")

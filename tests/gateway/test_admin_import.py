@@ -72,7 +72,9 @@ def test_preview_only_lists_what_would_happen_and_saves_nothing(staff, monkeypat
     page = response.content.decode()
     assert response.status_code == 200
     assert "Preview: nothing was saved" in page
-    assert "would create notion (http); needs NOTION_TOKEN in the gateway&#x27;s environment" in page
+    assert (
+        "would create notion (http); needs NOTION_TOKEN in the gateway&#x27;s environment" in page
+    )
     assert not Upstream.objects.exists()
 
 
