@@ -63,7 +63,11 @@ def test_list_upstreams_with_none_says_how_to_add_some():
 def test_test_upstream_starts_it_and_lists_its_tools():
     echo(enabled=False)
     output = run("test_upstream", "echo")
-    assert output.startswith("echo: connected, ")
+    waiting, result = output.splitlines()[:2]
+    # Said before the wait for the handshake, which may take up to the start limit.
+    assert waiting.startswith("echo: starting the command ")
+    assert waiting.endswith("(waiting up to 30s for its handshake)...")
+    assert result.startswith("echo: connected, ")
     assert "\n  echo  " in output and "\n  add  " in output
 
 

@@ -8,7 +8,16 @@ from gateway.directory import spec_for
 from gateway.listings import upstream_probe
 from gateway.models import Upstream
 from gateway.upstreams import UpstreamError
+from gateway.upstreams.spec import UpstreamSpec
+from localrouter.url_masking import mask_url
 from localrouter.validation import describe
+
+
+def _target(spec: UpstreamSpec) -> str:
+    """What is started or reached, without arguments or secrets."""
+    if spec.transport == "stdio":
+        return f"the command {spec.command!r}"
+    return f"{spec.transport.upper()} {mask_url(spec.url or '')}"
 
 
 class Command(BaseCommand):
@@ -26,8 +35,15 @@ class Command(BaseCommand):
             [upstream] = Upstream.objects.by_names([options["name"]])
         except ValidationError as error:
             raise CommandError(describe(error)) from None
+        spec = spec_for(upstream)
+        # Starting may take up to the start limit: say so before the wait, not after it.
+        self.stdout.write(
+            f"{upstream.name}: starting {_target(spec)} "
+            f"(waiting up to {spec.start_limit:g}s for its handshake)..."
+        )
+        self.stdout.flush()
         try:
-            listing = async_to_sync(upstream_probe)(spec_for(upstream))
+            listing = async_to_sync(upstream_probe)(spec)
         except UpstreamError as error:
             raise CommandError(str(error)) from None
         if listing.error is not None:
