@@ -1,5 +1,6 @@
 """Admin powers: only superusers decide what an upstream runs or reaches; other staff see
-upstreams with their secrets masked and change only the harmless fields."""
+upstreams with their secrets masked and change only the harmless fields. The live sessions
+page is for those who may view session reports."""
 
 import json
 
@@ -171,3 +172,17 @@ def test_a_failed_connection_test_names_the_url_with_its_credentials_masked(supe
     )
     assert "api_key=***&region=eu" in message
     assert not [secret for secret in SECRETS if secret in message]
+
+
+def test_the_live_sessions_page_needs_the_session_report_view_permission(operator):
+    url = reverse("admin:gateway_live_sessions")
+    response = operator.get(url)
+    assert response.status_code == 403
+    assert "Live sessions" not in response.content.decode()
+
+
+def test_staff_who_may_view_session_reports_see_the_live_sessions(client, django_user_model):
+    reader = staff_with(client, django_user_model, "view_sessionrecord")
+    response = reader.get(reverse("admin:gateway_live_sessions"))
+    assert response.status_code == 200
+    assert 'id="live-sessions"' in response.content.decode()
