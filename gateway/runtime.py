@@ -30,6 +30,7 @@ from gateway.list_change_bus import ListChangeBus
 from gateway.listing_record import record_listing
 from gateway.listings import Listings
 from gateway.notifications import NotificationFanOut, named_log
+from gateway.operations import build_call_monitor
 from gateway.records import SessionRecorder
 from gateway.reverse_requests import CallerRegistry
 from gateway.server import GatewayServer, build_server
@@ -75,6 +76,7 @@ class Gateway:
             callers=self.callers,
             recorder=self.recorder,
             list_changes=self.list_changes,
+            monitor=build_call_monitor(),
         )
         self.sessions = SessionRegistry(services, self.forwarding)
         self.notifications = NotificationFanOut(self.sessions, self.listings, self.list_changes)

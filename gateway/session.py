@@ -6,20 +6,21 @@ no sessions. The SDK owns the protocol; this object owns routing and statistics.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp_types as types
-import orjson
 from mcp.server.connection import Connection
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from gateway.call_monitor import CallFacts, CallKind, CallMonitor, CallRefused
 from gateway.catalog import MergedCatalog
 from gateway.catalog_planner import CatalogPlanner
 from gateway.catalog_view import CatalogView
@@ -27,17 +28,18 @@ from gateway.enabled_upstreams import EnabledUpstreams
 from gateway.identity import ClientIdentity
 from gateway.input_rounds import InputRounds
 from gateway.list_change_bus import ListChangeBus
+from gateway.result_size import result_size
 from gateway.reverse_requests import CallerRegistry
 from gateway.session_index import SessionIndex
 from gateway.upstreams import UpstreamError
 from indexing import gateway_facts
-from indexing.engine.text import utf8_size
 from indexing.tool_results import text_result
 
 if TYPE_CHECKING:
     from gateway.records import SessionRecorder
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 UNKNOWN_TOOL = "Unknown tool: {name}"
 # Resource not found: -32002 up to protocol 2025-11-25; 2026-07-28 retired it for
@@ -64,29 +66,6 @@ class SessionStats:
         return sum(self.calls.values())
 
 
-def result_size(result: types.CallToolResult) -> int:
-    """UTF-8 bytes of a result's content as the client reads it: text, binary payloads as
-    sent (base64) and structured content. Counted from the strings at hand; only structured
-    content (usually small) is serialised, at C speed."""
-    size = sum(_part_size(part) for part in result.content)
-    if result.structured_content is not None:
-        size += len(orjson.dumps(result.structured_content, default=str))
-    return size
-
-
-def _part_size(part: types.ContentBlock) -> int:
-    if isinstance(part, types.TextContent):
-        return utf8_size(part.text)
-    if isinstance(part, types.ImageContent | types.AudioContent):
-        return len(part.data)
-    if isinstance(part, types.EmbeddedResource):
-        resource = part.resource
-        if isinstance(resource, types.TextResourceContents):
-            return utf8_size(resource.text)
-        return len(resource.blob)
-    return utf8_size(str(part.uri))  # a resource link
-
-
 @dataclass(frozen=True)
 class SessionServices:
     """What a gateway session uses of its worker: all of it, and nothing else."""
@@ -96,6 +75,7 @@ class SessionServices:
     callers: CallerRegistry
     recorder: SessionRecorder
     list_changes: ListChangeBus
+    monitor: CallMonitor = field(default_factory=CallMonitor)
 
 
 class GatewaySession:
@@ -184,7 +164,7 @@ class GatewaySession:
     async def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        """Call a tool through its upstream; upstream failures become tool errors.
+        """Call a tool through its upstream; upstream failures and refusals become tool errors.
 
         In the 2026-07-28 era a round may end with `input_required` when the upstream asks
         the client something (see `gateway.input_rounds`).
@@ -196,18 +176,34 @@ class GatewaySession:
         self.touch()
         view = await self.view()
         if self.index.is_index_tool(name):
-            self.stats.calls[name] += 1
-            result, activation = await self.index.call(name, arguments, view)
-            for kind in activation.kinds():
-                await self.notify_list_changed(kind)
-            self.services.recorder.changed(self)
-            return result
+            return await self._call_index_tool(name, arguments, view)
         route = view.catalog.route_tool(name)
         if route is None:
+            await self._unknown("tool", name)
             raise MCPError(code=types.INVALID_PARAMS, message=UNKNOWN_TOOL.format(name=name))
         upstream, tool = route
         if params.request_state is None:  # a call's later rounds count as the same call
             self.stats.calls[name] += 1
+        try:
+            async with self.services.monitor.call(
+                self._facts("tool", upstream, tool, arguments)
+            ) as call:
+                result = await self._call_upstream_tool(ctx, params, upstream, tool, call)
+        except CallRefused as refusal:
+            self.stats.errors += 1
+            self.services.recorder.changed(self)
+            return text_result(refusal.message, error=True)
+        self.services.recorder.changed(self)
+        return result
+
+    async def _call_upstream_tool(
+        self,
+        ctx: Any,
+        params: types.CallToolRequestParams,
+        upstream: str,
+        tool: str,
+        call: CallFacts,
+    ) -> types.CallToolResult | types.InputRequiredResult:
         self.in_flight[upstream] += 1
         try:
             connection = await self.services.upstreams.connection(upstream)
@@ -215,7 +211,7 @@ class GatewaySession:
             async def upstream_call(caller: Any) -> types.CallToolResult:
                 with self.services.callers.calling(upstream, caller):
                     return await connection.call_tool(
-                        tool, arguments, progress_callback=caller.session.report_progress
+                        tool, params.arguments, progress_callback=caller.session.report_progress
                     )
 
             if self.protocol_version in MODERN_PROTOCOL_VERSIONS:
@@ -226,32 +222,89 @@ class GatewaySession:
                 result = await upstream_call(ctx)
         except UpstreamError as error:
             self.stats.errors += 1
-            return text_result(error.client_message(), error=True)
+            call.fail("error", error.kind)
+            answer = text_result(error.client_message(), error=True)
+            call.bytes_delivered = result_size(answer)
+            return answer
         finally:
             self.in_flight[upstream] -= 1
         received = result
         size = result_size(received)
         self.stats.bytes_from_upstreams += size
+        call.bytes_received = size
         if result.is_error:
             self.stats.errors += 1
+            call.fail("error", "tool_error")
         else:
-            result = await self.index.compress(name, result)
+            result = await self.index.compress(params.name, result)
         # A result passed through unchanged is not serialised a second time to count it.
-        self.stats.bytes_to_client += size if result is received else result_size(result)
+        delivered = size if result is received else result_size(result)
+        self.stats.bytes_to_client += delivered
+        call.bytes_delivered = delivered
+        return result
+
+    async def _call_index_tool(
+        self, name: str, arguments: dict[str, Any] | None, view: CatalogView
+    ) -> types.CallToolResult:
+        """IndexSearch or IndexRead: what it returns is delivered to the client (reports count
+        it against the bytes saved); bad arguments count as errors."""
+        self.stats.calls[name] += 1
+        try:
+            async with self.services.monitor.call(
+                self._facts("index", "", name, arguments)
+            ) as call:
+                result, activation = await self.index.call(name, arguments, view)
+                call.bytes_delivered = result_size(result)
+                self.stats.bytes_to_client += call.bytes_delivered
+                if result.is_error:
+                    self.stats.errors += 1
+                    call.fail("error", "bad_arguments")
+        except CallRefused as refusal:
+            self.stats.errors += 1
+            self.services.recorder.changed(self)
+            return text_result(refusal.message, error=True)
+        for kind in activation.kinds():
+            await self.notify_list_changed(kind)
         self.services.recorder.changed(self)
         return result
+
+    async def _unknown(self, kind: CallKind, name: str) -> None:
+        """Count and report a call of something this client does not have (no upstream)."""
+        self.stats.errors += 1
+        self.services.recorder.changed(self)
+        facts = self._facts(kind, "", name)
+        facts.fail("unknown", f"unknown_{kind}")
+        with contextlib.suppress(CallRefused):  # refused or unknown: the answer is the same
+            async with self.services.monitor.call(facts):
+                pass
+
+    def _facts(
+        self, kind: CallKind, upstream: str, name: str, arguments: dict[str, Any] | None = None
+    ) -> CallFacts:
+        return CallFacts(
+            kind=kind,
+            client_id=self.identity.id,
+            client_name=self.identity.name,
+            session=self.record_id,
+            upstream=upstream,
+            name=name,
+            arguments=arguments,
+        )
 
     async def read_resource(self, uri: str) -> types.ReadResourceResult:
         self.touch()
         route = (await self.catalog()).route_resource(uri)
         if route is None:
+            await self._unknown("resource", uri)
             raise MCPError(
                 code=self._resource_not_found_code(),
                 message=f"Resource not found: {uri}",
                 data={"uri": uri},
             )
         upstream, original = route
-        result = await self._upstream_call(upstream, lambda c: c.read_resource(original))
+        result = await self._upstream_call(
+            self._facts("resource", upstream, original), lambda c: c.read_resource(original)
+        )
         contents = [c.model_copy(update={"uri": uri}) for c in result.contents]
         return result.model_copy(update={"contents": contents})
 
@@ -266,9 +319,13 @@ class GatewaySession:
         self.touch()
         route = (await self.catalog()).route_prompt(name)
         if route is None:
+            await self._unknown("prompt", name)
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {name}")
         upstream, prompt = route
-        return await self._upstream_call(upstream, lambda c: c.get_prompt(prompt, arguments))
+        return await self._upstream_call(
+            self._facts("prompt", upstream, prompt, arguments),
+            lambda c: c.get_prompt(prompt, arguments),
+        )
 
     async def complete(self, params: types.CompleteRequestParams) -> types.CompleteResult:
         self.touch()
@@ -282,9 +339,9 @@ class GatewaySession:
             new_ref = ref.model_copy(update={"uri": route[1]}) if route else None
         if route is None or new_ref is None:
             return types.CompleteResult(completion=types.Completion(values=[]))
-        upstream = route[0]
+        upstream, target = route
         return await self._upstream_call(
-            upstream,
+            self._facts("completion", upstream, target),
             lambda c: c.complete(
                 new_ref,
                 {"name": params.argument.name, "value": params.argument.value},
@@ -292,12 +349,19 @@ class GatewaySession:
             ),
         )
 
-    async def _upstream_call(self, upstream: str, call):
+    async def _upstream_call(self, facts: CallFacts, send: Callable[[Any], Awaitable[T]]) -> T:
+        """A resource read, prompt or completion through the monitor; failures are MCPErrors."""
         try:
-            return await call(await self.services.upstreams.connection(upstream))
-        except UpstreamError as error:
+            async with self.services.monitor.call(facts) as call:
+                try:
+                    return await send(await self.services.upstreams.connection(facts.upstream))
+                except UpstreamError as error:
+                    self.stats.errors += 1
+                    call.fail("error", error.kind)
+                    raise MCPError.from_error_data(error.to_error_data()) from None
+        except CallRefused as refusal:
             self.stats.errors += 1
-            raise MCPError.from_error_data(error.to_error_data()) from None
+            raise MCPError(code=types.INVALID_REQUEST, message=refusal.message) from None
 
     async def notify_list_changed(self, kind: str) -> None:
         """Tell the client its tools/resources/prompts list changed."""

