@@ -14,6 +14,7 @@ from clients.context_settings import SETTINGS, resolve_settings
 from clients.models import Client, GlobalSettings
 from clients.services import assign_new_token, client_regenerate_token
 from localrouter.admin_fields import ReadableFieldsMixin
+from localrouter.change_audit import AuditedAdminMixin, admin_actor
 
 OVERRIDE_FIELDS = [spec.name for spec in SETTINGS]
 
@@ -30,7 +31,7 @@ def effective_settings_table(client: Client | None) -> str:
 
 
 @admin.register(Client)
-class ClientAdmin(ReadableFieldsMixin, admin.ModelAdmin):
+class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
     list_display = [
         "name",
         "masked_token",
@@ -96,14 +97,14 @@ class ClientAdmin(ReadableFieldsMixin, admin.ModelAdmin):
         client = get_object_or_404(Client, pk=client_id)
         if not self.has_change_permission(request, client):
             return HttpResponseRedirect(reverse("admin:index"))
-        token = client_regenerate_token(client=client)
+        token = client_regenerate_token(client=client, actor=admin_actor(request))
         return token_page(
             self, request, client, token, "regenerated (the old token no longer works)"
         )
 
 
 @admin.register(GlobalSettings)
-class GlobalSettingsAdmin(ReadableFieldsMixin, admin.ModelAdmin):
+class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
     fieldsets = [
         (
             "Team-wide context management overrides",

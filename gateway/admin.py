@@ -12,14 +12,16 @@ from gateway.admin_import import import_view
 from gateway.admin_live_sessions import live_sessions_view
 from gateway.admin_powers import UpstreamPowersMixin
 from gateway.admin_test_connection import connection_check_view
+from gateway.audit.admin import AuditEventAdmin  # noqa: F401  (registers the audit trail)
 from gateway.models import Upstream
 from gateway.upstream_status import upstream_status
 from localrouter.admin_fields import ReadableFieldsMixin
+from localrouter.change_audit import AuditedAdminMixin
 from localrouter.url_masking import mask_url
 
 
 @admin.register(Upstream)
-class UpstreamAdmin(ReadableFieldsMixin, UpstreamPowersMixin, admin.ModelAdmin):
+class UpstreamAdmin(AuditedAdminMixin, ReadableFieldsMixin, UpstreamPowersMixin, admin.ModelAdmin):
     form = UpstreamAdminForm
     list_display = ["name", "transport", "target", "enabled", "timeout_seconds", "updated_at"]
     list_filter = ["transport", "enabled"]

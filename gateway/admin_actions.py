@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 
 from gateway.models import Upstream
+from localrouter.change_audit import admin_actor, field_labels, record_change
 
 
 def _set_enabled(model_admin, request, queryset, enabled: bool) -> None:
@@ -12,6 +13,8 @@ def _set_enabled(model_admin, request, queryset, enabled: bool) -> None:
     for upstream in changed:
         upstream.enabled = enabled
         upstream.save(update_fields=["enabled", "updated_at"])
+        fields = field_labels(upstream, ["enabled"])
+        record_change(actor=admin_actor(request), action="changed", obj=upstream, fields=fields)
     state = "enabled" if enabled else "disabled"
     names = ", ".join(upstream.name for upstream in changed) or "none needed it"
     model_admin.message_user(

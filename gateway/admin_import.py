@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from gateway.mcp_config import ConfigFileError
 from gateway.services import upstreams_import
+from localrouter.change_audit import admin_actor
 
 MAX_FILE_BYTES = 1024 * 1024
 
@@ -61,6 +62,7 @@ def import_view(model_admin, request: HttpRequest) -> HttpResponse:
                 source=data["source"],
                 update=data["update"],
                 dry_run=data["dry_run"],
+                actor=admin_actor(request),
             )
         except ConfigFileError as error:
             form.add_error(None, str(error))

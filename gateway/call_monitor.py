@@ -125,6 +125,17 @@ class CallMonitor:
             finally:
                 self._finished(call, begun)
 
+    async def aclose(self) -> None:
+        """Call `aclose()` on the observers that have one (queued rows, open connections)."""
+        for observer in self.observers:
+            close = getattr(observer, "aclose", None)
+            if close is None:
+                continue
+            try:
+                await close()
+            except Exception:  # one observer's failure must not keep the others open
+                logger.exception("call observer %r failed to close", observer)
+
     def _finished(self, call: CallFacts, begun: float) -> None:
         call.duration = time.monotonic() - begun
         for observer in self.observers:

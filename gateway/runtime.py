@@ -70,13 +70,14 @@ class Gateway:
         )
         self.upstreams = EnabledUpstreams(self.pool, self.listings)
         self.catalogs = CatalogPlanner(self.upstreams, self.listings)
+        self.monitor = build_call_monitor()
         services = SessionServices(
             catalogs=self.catalogs,
             upstreams=self.upstreams,
             callers=self.callers,
             recorder=self.recorder,
             list_changes=self.list_changes,
-            monitor=build_call_monitor(),
+            monitor=self.monitor,
         )
         self.sessions = SessionRegistry(services, self.forwarding)
         self.notifications = NotificationFanOut(self.sessions, self.listings, self.list_changes)
@@ -113,6 +114,7 @@ class Gateway:
         await self.listings.aclose()
         await self.sessions.aclose()
         await self.pool.aclose()
+        await self.monitor.aclose()  # after the sessions: their last calls are counted too
         await self.recorder.aclose()
         if self.forwarding is not None:
             await self.forwarding.aclose()

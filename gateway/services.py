@@ -13,9 +13,12 @@ from gateway.env_file import parse_env_file
 from gateway.mcp_config import ConfigFileError, ServerEntry, parse_config
 from gateway.models import Upstream
 from gateway.placeholders import missing_variables
+from localrouter.change_audit import field_labels, record_change
 from localrouter.validation import describe
 
 FIELDS = ("transport", "command", "args", "env", "cwd", "url", "headers", "enabled")
+AUDITED_FIELDS = (*FIELDS, "timeout_seconds")
+"""What an import may change, compared before and after for the audit trail."""
 
 
 def upstreams_import(
@@ -26,13 +29,15 @@ def upstreams_import(
     dry_run: bool = False,
     base_dir: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    actor: str = "",
 ) -> list[str]:
     """Create (or with `update`, replace) the upstreams a config file lists.
 
     Returns one line per server saying what happened and which placeholder variables
     `environ` (default: this process's environment) still lacks. Nothing is saved unless
     every server is valid, nor ever with `dry_run`. `base_dir` is the config file's folder:
-    `envFile`s are read relative to it (without it they are not read).
+    `envFile`s are read relative to it (without it they are not read). `actor` is who
+    imported, for the audit trail.
 
     Raises:
         ConfigFileError: the file is malformed or a server in it is invalid (names the place).
@@ -46,7 +51,12 @@ def upstreams_import(
         for entry in entries:
             report.append(
                 _import_one(
-                    entry, update=update, base_dir=base_dir, environ=environ, dry_run=dry_run
+                    entry,
+                    update=update,
+                    base_dir=base_dir,
+                    environ=environ,
+                    dry_run=dry_run,
+                    actor=actor,
                 )
             )
         if dry_run:
@@ -68,12 +78,14 @@ def _import_one(
     base_dir: Path | None,
     environ: Mapping[str, str],
     dry_run: bool,
+    actor: str,
 ) -> str:
     created, updated, skipped = _VERBS[dry_run]
     upstream = Upstream.objects.filter(name=entry.name).first()
     if upstream is not None and not update:
         return f"{skipped:<8} {entry.name} (exists, kept as it is)"
     verb = f"{updated if upstream else created:<8}"
+    before = {field: getattr(upstream, field) for field in AUDITED_FIELDS} if upstream else None
     upstream = upstream or Upstream(name=entry.name)
     notes = list(entry.notes)
     if entry.env_file:
@@ -89,11 +101,24 @@ def _import_one(
     except ValidationError as error:
         raise ConfigFileError(f"{entry.name}: {describe(error)} (nothing imported)") from None
     upstream.save()
+    if not dry_run:
+        _record_import(upstream, before, actor)
     kind = entry.transport if entry.enabled else f"{entry.transport}, disabled"
     missing = missing_variables(_settings_text(upstream), environ)
     if missing:
         notes.append(f"needs {', '.join(missing)} in the gateway's environment")
     return f"{verb} {entry.name} ({kind})" + "".join(f"; {note}" for note in notes)
+
+
+def _record_import(upstream: Upstream, before: dict | None, actor: str) -> None:
+    """Tell the audit trail what the import added or changed (field names only)."""
+    if before is None:
+        record_change(actor=actor, action="added", obj=upstream)
+        return
+    changed = [field for field in AUDITED_FIELDS if getattr(upstream, field) != before[field]]
+    if changed:
+        fields = field_labels(upstream, changed)
+        record_change(actor=actor, action="changed", obj=upstream, fields=fields)
 
 
 def _settings_text(upstream: Upstream) -> list[str]:

@@ -49,6 +49,10 @@ try:
     INDEX_MAX_BYTES = int(config.number("LOCALROUTER_INDEX_MAX_MIB", 256, minimum=1) * 2**20)
     # Session reports older than this many days are removed by `manage.py prune_sessions`.
     REPORT_RETENTION_DAYS = int(config.number("LOCALROUTER_REPORT_RETENTION_DAYS", 30, minimum=1))
+    # Audit trail (gateway/audit/): events older than this many days are removed by
+    # `manage.py prune_audit`; with AUDIT_ARGUMENTS, calls' arguments are kept, secrets masked.
+    AUDIT_RETENTION_DAYS = int(config.number("LOCALROUTER_AUDIT_RETENTION_DAYS", 90, minimum=1))
+    AUDIT_ARGUMENTS = config.boolean("LOCALROUTER_AUDIT_ARGUMENTS", default=False)
     # Behind a reverse proxy that ends TLS: trust its X-Forwarded-Proto, so that requests
     # count as https (CSRF origin checks, Connect snippets) and cookies are sent over TLS only.
     BEHIND_TLS_PROXY = config.boolean("LOCALROUTER_BEHIND_TLS_PROXY", default=False)

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from clients.management.commands._lookup import client_named
 from clients.services import client_regenerate_token
+from localrouter.change_audit import command_actor
 
 
 class Command(BaseCommand):
@@ -20,7 +21,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         client = client_named(options["name"])
-        token = client_regenerate_token(client=client, activate=options["activate"])
+        token = client_regenerate_token(
+            client=client, activate=options["activate"], actor=command_actor("regenerate_token")
+        )
         state = "" if client.is_active else " (still revoked: add --activate to use it)"
         self.stdout.write(f"New token for {client.name!r}{state}, shown only now:")
         self.stdout.write(token)

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from clients.management.commands._lookup import client_named
 from clients.services import client_revoke
+from localrouter.change_audit import command_actor
 
 
 class Command(BaseCommand):
@@ -17,7 +18,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         client = client_named(options["name"])
-        client_revoke(client=client)
+        client_revoke(client=client, actor=command_actor("revoke_client"))
         self.stdout.write(
             f"Revoked client {client.name!r}: token {client.masked_token} no longer works."
         )

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from clients.context_settings import FIELD_NAMES, parse_setting
 from clients.services import client_create
 from gateway.models import Upstream
+from localrouter.change_audit import command_actor
 from localrouter.validation import describe
 
 
@@ -53,7 +54,10 @@ class Command(BaseCommand):
                 upstream_names = [n.strip() for n in options["upstreams"].split(",") if n.strip()]
                 upstreams = Upstream.objects.by_names(upstream_names)
             client, token = client_create(
-                name=options["name"], upstreams=upstreams, overrides=overrides
+                name=options["name"],
+                upstreams=upstreams,
+                overrides=overrides,
+                actor=command_actor("create_client"),
             )
         except ValidationError as error:
             raise CommandError(describe(error)) from None

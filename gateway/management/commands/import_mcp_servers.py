@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from gateway.mcp_config import ConfigFileError
 from gateway.services import upstreams_import
+from localrouter.change_audit import command_actor
 
 
 class Command(BaseCommand):
@@ -38,6 +39,7 @@ class Command(BaseCommand):
                 update=options["update"],
                 dry_run=options["dry_run"],
                 base_dir=path.resolve().parent,
+                actor=command_actor("import_mcp_servers"),
             )
         except ConfigFileError as error:
             raise CommandError(str(error)) from None

@@ -1,0 +1,82 @@
+"""The audit trail in the admin: read-only for everyone, filterable, exported as JSON lines."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.urls import path
+
+from gateway.audit.export import jsonl_response
+from gateway.audit.models import AuditEvent, Kind
+
+CALL_DETAILS = [
+    "at", "kind", "client_name", "client_id", "member", "session", "upstream", "name",
+    "outcome", "reason", "duration", "bytes_received", "bytes_delivered", "arguments",
+]  # fmt: skip
+CHANGE_DETAILS = [
+    "at", "kind", "actor", "action", "object_type", "object_id", "name", "fields",
+]  # fmt: skip
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """Who called or changed what, when; nobody may add, change or delete an event here."""
+
+    list_display = [
+        "at", "kind", "who", "upstream", "what", "outcome", "reason", "duration_ms",
+        "bytes_received", "bytes_delivered",
+    ]  # fmt: skip
+    list_filter = ["at", "kind", "outcome", "upstream", "client_name", "member", "actor"]
+    date_hierarchy = "at"
+    search_fields = ["client_name", "member", "actor", "name", "upstream", "session"]
+    list_per_page = 100
+    show_full_result_count = False  # counting every event of a long trail is slow
+    actions = None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: AuditEvent | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: AuditEvent | None = None) -> bool:
+        return False
+
+    def get_fields(self, request: HttpRequest, obj: AuditEvent | None = None) -> list[str]:
+        return CHANGE_DETAILS if obj is not None and obj.kind == Kind.CHANGE else CALL_DETAILS
+
+    @admin.display(description="who", ordering="client_name")
+    def who(self, event: AuditEvent) -> str:
+        if event.kind == Kind.CHANGE:
+            return event.actor
+        return f"{event.client_name} ({event.member})" if event.member else event.client_name
+
+    @admin.display(description="what", ordering="name")
+    def what(self, event: AuditEvent) -> str:
+        if event.kind != Kind.CHANGE:
+            return event.name
+        text = f"{event.get_action_display()} {event.object_type} {event.name}"
+        return f"{text}: {', '.join(event.fields)}" if event.fields else text
+
+    @admin.display(description="duration", ordering="duration")
+    def duration_ms(self, event: AuditEvent) -> str:
+        return "" if event.kind == Kind.CHANGE else f"{event.duration * 1000:.0f} ms"
+
+    def get_urls(self):
+        export = self.admin_site.admin_view(self.export_view)
+        return [
+            path("export.jsonl", export, name="gateway_auditevent_export"),
+            *super().get_urls(),
+        ]
+
+    def export_view(self, request: HttpRequest) -> HttpResponse:
+        """The events the list shows with the same filters and search, as JSON lines."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            changelist = self.get_changelist_instance(request)
+        except IncorrectLookupParameters:
+            return HttpResponseBadRequest("The query string holds a filter the audit list lacks.")
+        return jsonl_response(request, changelist.queryset.order_by("at", "id"))
