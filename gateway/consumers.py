@@ -17,6 +17,7 @@ from django.conf import settings
 
 from gateway import http_errors
 from gateway.exchange import send_refusal, serve_exchange
+from gateway.metrics import families as metrics
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ class McpConsumer(AsyncConsumer):
         self.size += len(chunk)
         if self.size > settings.MCP_MAX_BODY_BYTES:
             limit = settings.MCP_MAX_BODY_BYTES
+            metrics.count_http_refusal(413)
             await send_refusal(
                 self.send, http_errors.refusal(413, f"request body over {limit} bytes")
             )

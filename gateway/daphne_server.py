@@ -17,6 +17,8 @@ import functools
 import importlib.util
 import sys
 
+from gateway.metrics import multiprocess
+
 CONTENT_TYPES_REMEMBERED = 64
 
 
@@ -44,7 +46,10 @@ def main(argv: list[str]) -> None:
     from daphne.cli import CommandLineInterface  # creates daphne's loop: after the policy
 
     memoise_content_type_parse()
-    CommandLineInterface().run(argv)
+    try:
+        CommandLineInterface().run(argv)
+    finally:
+        multiprocess.leave()  # this worker's live gauges leave the host's sums
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from gateway import http_errors
 from gateway.envelope import Envelope, inspect_body
 from gateway.identity import ClientIdentity, bearer_token, identities
 from gateway.inflight import DuplicateRequestId, ServerStopping
+from gateway.metrics import families as metrics
 from gateway.runtime import Gateway, current_client, get_gateway
 from gateway.server import current_instructions
 from gateway.session_registry import client_key
@@ -124,6 +125,7 @@ async def serve_exchange(
     """Serve one exchange: refuse it, pass it to its owning worker, or run it here."""
     refusal, identity, envelope = await admit(scope, body)
     if refusal is not None:
+        metrics.count_http_refusal(refusal[0])
         await send_refusal(send, refusal)
         return
     gateway = get_gateway()
@@ -159,6 +161,7 @@ async def _serve_here(
         ):
             await gateway.host.handle({**scope, "user": AuthenticatedUser(access)}, receive, send)
     except DuplicateRequestId as error:
+        metrics.count_http_refusal(400)
         refusal = http_errors.refusal(400, str(error), request_id=error.request_id)
         await send_refusal(send, refusal)
     except ServerStopping:

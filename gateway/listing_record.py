@@ -12,6 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from gateway.listings import UpstreamListing
+from gateway.metrics import families as metrics
 from gateway.models import Upstream
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ def record_listing_sync(listing: UpstreamListing, via: str) -> None:
 
 async def record_listing(listing: UpstreamListing) -> None:
     """A session's listing, stored; a database failure is logged, never raised."""
+    metrics.show_upstream_state(listing.spec.name, "failing" if listing.error else "connected")
     try:
         await Upstream.objects.filter(name=listing.spec.name).aupdate(
             last_listing=listing_summary(listing, "session"), last_listing_at=timezone.now()

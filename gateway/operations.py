@@ -10,10 +10,13 @@ from django.conf import settings
 
 from gateway.audit.observer import AuditObserver
 from gateway.call_monitor import CallMonitor, CallObserver
+from gateway.metrics.observer import MetricsObserver
 
 
 def build_call_monitor() -> CallMonitor:
     """The monitor every session of this worker reports its calls to."""
     observers: list[CallObserver] = []
+    if settings.METRICS_TOKEN:  # nobody may scrape them otherwise: no cost per call
+        observers.append(MetricsObserver())
     observers.append(AuditObserver(with_arguments=settings.AUDIT_ARGUMENTS))
     return CallMonitor(observers)

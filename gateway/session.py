@@ -28,6 +28,7 @@ from gateway.enabled_upstreams import EnabledUpstreams
 from gateway.identity import ClientIdentity
 from gateway.input_rounds import InputRounds
 from gateway.list_change_bus import ListChangeBus
+from gateway.metrics import families as metrics
 from gateway.result_size import result_size
 from gateway.reverse_requests import CallerRegistry
 from gateway.session_index import SessionIndex
@@ -128,6 +129,7 @@ class GatewaySession:
         if self._view is None or self._view_version != current:
             planned = await catalogs.planned(self.identity)
             view = CatalogView(planned.catalog, planned.plan)
+            metrics.count_catalog_planned(planned.plan)
             if self._view is not None:
                 view.carry_over(self._view)
             self.index.index_catalog(view, planned.template)

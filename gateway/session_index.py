@@ -13,6 +13,7 @@ from django.conf import settings as django_settings
 
 from clients.context_settings import EffectiveSettings
 from gateway.catalog_view import Activation, CatalogView
+from gateway.metrics import families as metrics
 from gateway.response_embeddings import ResponseEmbeddings
 from indexing.background import log_failure
 from indexing.catalog_documents import CATALOG_PREFIX
@@ -145,6 +146,7 @@ class SessionIndex:
         if self._catalog_indexing is not None:
             await self._catalog_indexing
         search = name == self.settings.search_tool_name
+        metrics.count_index_use(search=search)
         if search:
             self.searches += 1
         else:
@@ -192,8 +194,10 @@ class SessionIndex:
             search_tool=self.settings.search_tool_name,
             read_tool=self.settings.read_tool_name,
         )
-        if compression is not None and self.settings.vector_search:
-            self._responses.schedule(self.store, compression)  # after the placeholder is made
+        if compression is not None:
+            metrics.count_indexed_response()
+            if self.settings.vector_search:
+                self._responses.schedule(self.store, compression)  # after the placeholder
         return compressed
 
     async def aclose(self) -> None:

@@ -16,6 +16,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.forwarding import Forwarding
 from gateway.identity import ClientIdentity
+from gateway.metrics import families as metrics
 from gateway.sdk_internals import connection_of
 from gateway.session import GatewaySession, SessionServices, expiry_check_seconds
 
@@ -103,6 +104,7 @@ class SessionRegistry:
             session.connection = connection
             connection.exit_stack.push_async_callback(session.aclose)
         self._sessions[key] = session
+        metrics.session_started()
         self.services.recorder.changed(session)
         if stateless and self._sweeper is None:
             self._sweeper = asyncio.create_task(self._expire_idle_clients(), name="expire-clients")
@@ -123,6 +125,7 @@ class SessionRegistry:
 
     async def _ended(self, session: GatewaySession) -> None:
         self._sessions.pop(session.key, None)
+        metrics.session_ended()
         if self.forwarding is not None and self.forwarding.channel is not None:
             await self.forwarding.directory.release(session.key, self.forwarding.channel)
         self.services.recorder.changed(session, ended=True)

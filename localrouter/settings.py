@@ -64,6 +64,11 @@ try:
     RESPONSE_VECTORS_MAX_BYTES = int(
         config.number("LOCALROUTER_RESPONSE_VECTORS_MAX_KIB", 512, minimum=0) * 1024
     )
+    # GET /metrics (Prometheus text) answers only `Authorization: Bearer <this>`; unset: no
+    # /metrics at all (404). Served workers share their counts (gateway/metrics/multiprocess.py).
+    METRICS_TOKEN = config.env.str("LOCALROUTER_METRICS_TOKEN", default="")
+    if 0 < len(METRICS_TOKEN) < 16:
+        raise config.ConfigError("LOCALROUTER_METRICS_TOKEN: use at least 16 characters")
 except config.ConfigError as error:
     config.fail(error)
 

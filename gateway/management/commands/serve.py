@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from gateway import uvicorn_server
+from gateway.metrics import multiprocess
 
 
 class Command(BaseCommand):
@@ -22,6 +23,14 @@ class Command(BaseCommand):
     def handle(self, *args, host: str | None, port: int | None, **options) -> None:
         host = host or settings.SERVE_HOST
         port = port or settings.SERVE_PORT
+        # /metrics: this host's workers add up their counts in one folder, which the library
+        # must know of before it is imported in the serving process (its first import).
+        fresh_start = bool(settings.METRICS_TOKEN) and multiprocess.join(
+            multiprocess.folder_for(settings.DATA_DIR)
+        )
+        if fresh_start and settings.HTTP_SERVER == "uvicorn":
+            sys.stdout.flush()
+            os.execv(sys.executable, sys.orig_argv)  # the same command, the same pid
         base = f"http://{host}:{port}"
         self.stdout.write(
             f"LocalRouter: serving; admin at {base}/admin/  MCP endpoint at {base}/mcp"
@@ -29,7 +38,10 @@ class Command(BaseCommand):
         # Behind a TLS-ending proxy, its X-Forwarded-* headers give the client's address.
         proxy_headers = settings.BEHIND_TLS_PROXY
         if settings.HTTP_SERVER == "uvicorn":
-            uvicorn_server.serve(host, port, proxy_headers=proxy_headers)
+            try:
+                uvicorn_server.serve(host, port, proxy_headers=proxy_headers)
+            finally:
+                multiprocess.leave()  # this worker's live gauges leave the host's sums
             return
         # daphne installs Twisted's reactor on a loop it makes as it is imported: start it
         # afresh, in an interpreter whose loop policy is set first (gateway/daphne_server.py).
