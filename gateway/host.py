@@ -15,7 +15,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Receive, Scope, Send
 
-from gateway import event_stream
+from gateway import event_stream, tracing
 from gateway.sdk_internals import build_event_streams_with, hosts_session
 
 logger = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ class McpHost:
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one /mcp HTTP exchange through the SDK."""
         await self._ensure_started()
-        with event_stream.serving():
+        with event_stream.serving(), tracing.continued_from_headers(scope["headers"]):
             await self._manager.handle_request(scope, receive, send)
 
     def owns(self, session_id: str) -> bool:

@@ -11,6 +11,7 @@ from django.conf import settings
 from gateway.audit.observer import AuditObserver
 from gateway.call_monitor import CallMonitor, CallObserver
 from gateway.metrics.observer import MetricsObserver
+from gateway.spans import call_span
 
 
 def build_call_monitor() -> CallMonitor:
@@ -19,4 +20,4 @@ def build_call_monitor() -> CallMonitor:
     if settings.METRICS_TOKEN:  # nobody may scrape them otherwise: no cost per call
         observers.append(MetricsObserver())
     observers.append(AuditObserver(with_arguments=settings.AUDIT_ARGUMENTS))
-    return CallMonitor(observers)
+    return CallMonitor(observers, span=call_span)

@@ -20,6 +20,7 @@ import logging
 import mcp_types as types
 from django.conf import settings
 
+from gateway import tracing
 from gateway.catalog_planner import CatalogPlanner
 from gateway.enabled_upstreams import EnabledUpstreams
 from gateway.forwarding import Forwarding
@@ -47,6 +48,7 @@ class Gateway:
     """Everything one worker needs to serve MCP clients through its upstreams."""
 
     def __init__(self) -> None:
+        tracing.start()
         self.callers = CallerRegistry()
         self.list_changes = ListChangeBus()
         self.recorder = SessionRecorder()
@@ -118,6 +120,7 @@ class Gateway:
         await self.recorder.aclose()
         if self.forwarding is not None:
             await self.forwarding.aclose()
+        await tracing.flush()
 
 
 _gateway: Gateway | None = None

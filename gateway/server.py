@@ -93,10 +93,8 @@ def build_server(sessions: SessionRegistry, list_changes: ListChangeBus) -> Gate
         on_subscriptions_listen=ListenHandler(list_changes.bus),
         get_tool_input_schema=sessions.tool_input_schema,
     )
-    # The SDK wraps every request in an OpenTelemetry span; LocalRouter installs no exporter,
-    # so the spans are never seen, but they still cost time on every call (the SDK's
-    # documented opt-out: drop the middleware).
-    server.middleware = []
+    # The SDK's default middleware stays: its span per request is the exchange's span, and
+    # it continues the client's trace from the request's `_meta` (gateway/tracing.py).
 
     async def discover(ctx, params) -> types.DiscoverResult:
         result = await default_discover(server, ctx, params)

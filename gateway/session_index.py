@@ -15,10 +15,10 @@ from clients.context_settings import EffectiveSettings
 from gateway.catalog_view import Activation, CatalogView
 from gateway.metrics import families as metrics
 from gateway.response_embeddings import ResponseEmbeddings
+from gateway.spans import TracedCompressor
 from indexing.background import log_failure
 from indexing.catalog_documents import CATALOG_PREFIX
 from indexing.engine.catalog_chunks import chunk_catalog_document
-from indexing.engine.compressor import ResponseCompressor
 from indexing.engine.hybrid import CatalogVectors, embedder, hybrid_hits
 from indexing.engine.search import Ranker
 from indexing.engine.store import SessionStore
@@ -188,7 +188,7 @@ class SessionIndex:
             return result
         compressed, compression = await compress_result(
             result,
-            ResponseCompressor(self.store),
+            TracedCompressor(self.store),
             tool_name=name,
             threshold=self.settings.response_threshold,
             search_tool=self.settings.search_tool_name,

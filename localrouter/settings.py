@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from localrouter import config
+from localrouter import config, otel_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -64,6 +64,9 @@ try:
     RESPONSE_VECTORS_MAX_BYTES = int(
         config.number("LOCALROUTER_RESPONSE_VECTORS_MAX_KIB", 512, minimum=0) * 1024
     )
+    # Traces: where spans are exported over OTLP/HTTP, from the standard OTEL_* variables
+    # ('' exports nothing; trace context reaches the upstreams either way; gateway/tracing.py).
+    TRACES_OTLP_ENDPOINT = otel_config.traces_endpoint()
     # GET /metrics (Prometheus text) answers only `Authorization: Bearer <this>`; unset: no
     # /metrics at all (404). Served workers share their counts (gateway/metrics/multiprocess.py).
     METRICS_TOKEN = config.env.str("LOCALROUTER_METRICS_TOKEN", default="")

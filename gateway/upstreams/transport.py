@@ -23,6 +23,7 @@ from gateway.upstreams.http_status import forget_refusal, note_refusals
 from gateway.upstreams.spec import UpstreamSpec
 from gateway.upstreams.stderr import stderr_relay
 from gateway.upstreams.stdout_noise import silence_sdk_parse_tracebacks
+from gateway.upstreams.trace_headers import carry_trace_context
 from gateway.upstreams.wire_quirks import mend
 
 MAX_SSE_EVENT_SIZE = 64 * 1024 * 1024
@@ -66,6 +67,7 @@ async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams
         timeout=httpx2.Timeout(spec.timeout, read=max(spec.timeout, MCP_DEFAULT_SSE_READ_TIMEOUT)),
     )
     note_refusals(spec.name, http_client)
+    carry_trace_context(http_client)
     async with (
         http_client,
         streamable_http_client(

@@ -109,9 +109,18 @@ class LiveGateway:
         return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120))
 
     @asynccontextmanager
-    async def client(self, name: str = "alice", *, mode: str = "legacy", **kwargs):
-        """An SDK client connected through the gateway as the named client."""
-        async with self.http(self.tokens[name]) as http:  # the SDK leaves a given client open
+    async def client(
+        self,
+        name: str = "alice",
+        *,
+        mode: str = "legacy",
+        headers: dict[str, str] | None = None,
+        **kwargs,
+    ):
+        """An SDK client connected through the gateway as the named client (its HTTP requests
+        carry `headers` too)."""
+        http_client = self.http(self.tokens[name], **(headers or {}))
+        async with http_client as http:  # the SDK leaves a given client open
             transport = streamable_http_client(self.url, http_client=http, max_sse_event_size=None)
             async with Client(transport, mode=mode, **kwargs) as client:
                 yield client
