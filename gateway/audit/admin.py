@@ -24,10 +24,8 @@ CHANGE_DETAILS = [
 class AuditEventAdmin(admin.ModelAdmin):
     """Who called or changed what, when; nobody may add, change or delete an event here."""
 
-    list_display = [
-        "at", "kind", "who", "upstream", "what", "outcome", "reason", "duration_ms",
-        "bytes_received", "bytes_delivered",
-    ]  # fmt: skip
+    list_display = ["when", "kind", "who", "upstream", "what", "result", "duration_ms", "size"]
+    list_display_links = ["when"]
     list_filter = ["at", "kind", "outcome", "upstream", "client_name", "member", "actor"]
     date_hierarchy = "at"
     search_fields = ["client_name", "member", "actor", "name", "upstream", "session"]
@@ -60,9 +58,23 @@ class AuditEventAdmin(admin.ModelAdmin):
         text = f"{event.get_action_display()} {event.object_type} {event.name}"
         return f"{text}: {', '.join(event.fields)}" if event.fields else text
 
+    @admin.display(description="time", ordering="at")
+    def when(self, event: AuditEvent) -> str:
+        return event.at.strftime("%Y-%m-%d %H:%M:%S")
+
+    @admin.display(description="outcome", ordering="outcome")
+    def result(self, event: AuditEvent) -> str:
+        return f"{event.outcome}: {event.reason}" if event.reason else event.outcome
+
     @admin.display(description="duration", ordering="duration")
     def duration_ms(self, event: AuditEvent) -> str:
-        return "" if event.kind == Kind.CHANGE else f"{event.duration * 1000:.0f} ms"
+        return "" if event.kind == Kind.CHANGE else f"{event.duration * 1000:,.0f} ms"
+
+    @admin.display(description="bytes received → delivered")
+    def size(self, event: AuditEvent) -> str:
+        if event.kind == Kind.CHANGE:
+            return ""
+        return f"{event.bytes_received:,} → {event.bytes_delivered:,}"
 
     def get_urls(self):
         export = self.admin_site.admin_view(self.export_view)

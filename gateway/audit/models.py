@@ -15,12 +15,12 @@ class AppendOnlyError(Exception):
 
 
 class Kind(models.TextChoices):
-    TOOL = "tool", "tool call"
-    INDEX = "index", "index tool call"
-    RESOURCE = "resource", "resource read"
+    TOOL = "tool", "tool"
+    INDEX = "index", "index tool"
+    RESOURCE = "resource", "resource"
     PROMPT = "prompt", "prompt"
     COMPLETION = "completion", "completion"
-    CHANGE = "change", "admin change"
+    CHANGE = "change", "change"
 
 
 class Action(models.TextChoices):
