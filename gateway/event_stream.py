@@ -96,7 +96,11 @@ class GatewayEventStream(EventSourceResponse):
         timer = loop.call_later(self.ping_interval, start_pinging) if self.ping_interval else None
         try:
             if scope.get("method") != "POST":
-                await self._send_part(send, None)  # a GET stream opens at once
+                # A GET stream opens at once. The empty part is what makes daphne send the
+                # status line and headers now: Twisted writes them with the first body write,
+                # which would otherwise be the first event or ping (uvicorn sends nothing
+                # for it).
+                await self._send_part(send, b"")
             async for event in self.body_iterator:
                 await self._send_event(send, event)
             # The SDK's data sender ends the stream after the response (or the session's).
@@ -123,12 +127,12 @@ class GatewayEventStream(EventSourceResponse):
             else:
                 await self._answer_with_json(send, answer)
 
-    async def _send_part(self, send: Send, body: bytes | None, *, more: bool = True) -> None:
-        """Send a part of the event stream (`None`: only its start)."""
+    async def _send_part(self, send: Send, body: bytes, *, more: bool = True) -> None:
+        """Send a part of the event stream (starting it if due)."""
         async with self._send_lock:
             await self._emit(send, body, more=more)
 
-    async def _emit(self, send: Send, body: bytes | None, *, more: bool = True) -> None:
+    async def _emit(self, send: Send, body: bytes, *, more: bool = True) -> None:
         """With the send lock held: a part of the event stream, starting it if due; nothing
         once the answer is complete."""
         if self._response_complete:
@@ -137,9 +141,8 @@ class GatewayEventStream(EventSourceResponse):
             self._response_started = True
             start = {"type": "http.response.start", "status": self.status_code}
             await send({**start, "headers": self.raw_headers})
-        if body is not None:
-            await send({"type": "http.response.body", "body": body, "more_body": more})
-            self._response_complete = not more
+        await send({"type": "http.response.body", "body": body, "more_body": more})
+        self._response_complete = not more
 
     async def _answer_with_json(self, send: Send, data: str) -> None:
         """With the send lock held: answer with `data` as one JSON body instead of a stream."""

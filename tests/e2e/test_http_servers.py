@@ -17,11 +17,16 @@ from urllib.parse import urlsplit
 import anyio
 import mcp_types as types
 import pytest
+from sse_starlette import EventSourceResponse
 
 from tests.e2e.live import running_gateway, stdio_upstream
 from tests.e2e.test_gateway_http import open_session
 
 pytestmark = pytest.mark.anyio
+
+
+# The first ping of a quiet stream comes this long after it opens.
+PING_SECONDS = EventSourceResponse.DEFAULT_PING_INTERVAL
 
 
 def gateway_on(server: str, tmp_path, **env: str):
@@ -122,3 +127,17 @@ async def test_a_stream_the_client_leaves_ends(tmp_path, server):
         assert "still running after" not in log
         assert "Traceback" not in log
         assert live.process.returncode == 0
+
+
+@pytest.mark.parametrize("server", ["daphne", "uvicorn"])
+async def test_a_get_stream_sends_its_status_and_headers_at_once(tmp_path, server):
+    """Not with its first ping or event: under daphne the headers used to wait for the first
+    body write, 15 s later, and clients with a shorter timeout gave up."""
+    with gateway_on(server, tmp_path) as live:
+        _, headers = await open_session(live, live.tokens["alice"])
+        async with live.http(live.tokens["alice"]) as http:
+            with anyio.fail_after(PING_SECONDS / 3):
+                async with http.stream("GET", live.url, headers=headers) as stream:
+                    assert stream.status_code == 200
+                    assert stream.headers["content-type"].startswith("text/event-stream")
+                    assert stream.headers["mcp-session-id"] == headers["Mcp-Session-Id"]

@@ -97,8 +97,10 @@ async def test_a_quiet_request_opens_its_stream_and_is_pinged_until_its_response
 
 
 async def test_a_get_stream_opens_at_once_even_for_a_response():
-    start, event, end = await answered(message(RESPONSE), method="GET")
+    start, opened, event, end = await answered(message(RESPONSE), method="GET")
     assert headers(start)[b"content-type"].startswith(b"text/event-stream")
+    # An empty part: daphne sends the status line and headers only with a body write.
+    assert opened == {"type": "http.response.body", "body": b"", "more_body": True}
     assert event["body"].startswith(b"event: message")
     assert end["body"] == b""
 
