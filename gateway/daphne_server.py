@@ -8,6 +8,10 @@ sockets and of the stdio upstreams' pipes) in C; Twisted still parses and writes
 
 Twisted parses each request's Content-Type with the `email` package; the header is one of
 a handful of values, so the parse is memoised.
+
+daphne's access log (one line a request, on stdout) names each request target masked
+(`gateway/daphne_access_log.py`), and is written line by line, so a pipe to journald or a
+file gets each line as its request ends rather than in blocks of several kilobytes.
 """
 
 from __future__ import annotations
@@ -43,11 +47,13 @@ def memoise_content_type_parse() -> None:
 
 def main(argv: list[str]) -> None:
     use_uvloop()
-    from daphne.cli import CommandLineInterface  # creates daphne's loop: after the policy
+    # Imports daphne's server, which creates daphne's loop: after the policy.
+    from gateway.daphne_access_log import MaskedAccessLogCommandLine
 
     memoise_content_type_parse()
+    sys.stdout.reconfigure(line_buffering=True)  # the access log's stream
     try:
-        CommandLineInterface().run(argv)
+        MaskedAccessLogCommandLine().run(argv)
     finally:
         multiprocess.leave()  # this worker's live gauges leave the host's sums
 

@@ -66,7 +66,8 @@ class DrainingServer(uvicorn.Server):
 
 def config(host: str, port: int, *, proxy_headers: bool) -> uvicorn.Config:
     """uvicorn settings for LocalRouter: the fastest installed HTTP parser and event loop,
-    no lifespan, no access log (daphne writes none either), Django's logging kept;
+    no lifespan, no access log (uvicorn's names each request target unmasked, query string
+    included: a token sent as `?token=` would be written in clear), Django's logging kept;
     X-Forwarded-* from the proxy on loopback trusted only with `proxy_headers`."""
     return uvicorn.Config(
         APPLICATION,
