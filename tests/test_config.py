@@ -35,6 +35,7 @@ def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.C
         ("LOCALROUTER_SESSION_IDLE_TIMEOUT", "soon", "LOCALROUTER_SESSION_IDLE_TIMEOUT: expected"),
         ("LOCALROUTER_INDEX_MAX_MIB", "0", "LOCALROUTER_INDEX_MAX_MIB: must be at least 1"),
         ("LOCALROUTER_SERVER", "gunicorn", "LOCALROUTER_SERVER: expected one of daphne, uvicorn"),
+        ("LOCALROUTER_METRICS_TOKEN", "short", "LOCALROUTER_METRICS_TOKEN: use at least 16"),
         ("OTEL_TRACES_EXPORTER", "zipkin", "OTEL_TRACES_EXPORTER: zipkin is not built in"),
         (
             "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB",
