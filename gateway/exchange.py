@@ -23,6 +23,7 @@ from gateway.metrics import families as metrics
 from gateway.runtime import Gateway, current_client, get_gateway
 from gateway.server import current_instructions
 from gateway.session_registry import client_key
+from gateway.token_throttle import token_throttle
 
 logger = logging.getLogger(__name__)
 Send = Callable[[dict], Awaitable[None]]
@@ -46,11 +47,14 @@ async def admit(
     if not http_errors.origin_allowed(headers.get(b"origin"), settings.MCP_ALLOWED_ORIGINS):
         refusal = http_errors.refusal(403, "Origin not allowed (see LOCALROUTER_ALLOWED_ORIGINS)")
         return refusal, None, None
+    if wait := token_throttle.retry_after(scope):
+        return http_errors.throttled(wait), None, None
     token = bearer_token(scope["headers"])
     if token is None:
         return http_errors.unauthorized("missing bearer token"), None, None
     identity = await identities.authenticate(token)
     if identity is None:
+        await token_throttle.failed(scope)
         return http_errors.unauthorized("invalid or revoked token"), None, None
     envelope = Envelope()
     if scope["method"] == "POST":

@@ -30,6 +30,13 @@ def unauthorized(reason: str) -> tuple:
     return refusal(401, reason, extra_headers=[(b"www-authenticate", challenge.encode())])
 
 
+def throttled(seconds: int) -> tuple:
+    """429 for an address that sent too many invalid tokens; its tokens are not looked at."""
+    retry_after = (b"retry-after", str(seconds).encode())
+    message = f"too many invalid tokens from this address; retry in {seconds} s"
+    return refusal(429, message, extra_headers=[retry_after])
+
+
 def stopping() -> tuple:
     """503 for a request that reached a worker on its way down; another will serve it."""
     retry_after = (b"retry-after", str(RETRY_AFTER_SECONDS).encode())

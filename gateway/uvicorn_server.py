@@ -64,11 +64,11 @@ class DrainingServer(uvicorn.Server):
             self.should_exit = True
 
 
-def config(host: str, port: int, *, proxy_headers: bool) -> uvicorn.Config:
+def config(host: str, port: int) -> uvicorn.Config:
     """uvicorn settings for LocalRouter: the fastest installed HTTP parser and event loop,
     no lifespan, no access log (uvicorn's names each request target unmasked, query string
     included: a token sent as `?token=` would be written in clear), Django's logging kept;
-    X-Forwarded-* from the proxy on loopback trusted only with `proxy_headers`."""
+    the client's address left as it connected (localrouter/client_address.py reads proxies')."""
     return uvicorn.Config(
         APPLICATION,
         host=host,
@@ -80,10 +80,10 @@ def config(host: str, port: int, *, proxy_headers: bool) -> uvicorn.Config:
         log_config=None,
         timeout_graceful_shutdown=CONNECTIONS_GRACE_SECONDS,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
-        proxy_headers=proxy_headers,
+        proxy_headers=False,
     )
 
 
-def serve(host: str, port: int, *, proxy_headers: bool) -> None:
+def serve(host: str, port: int) -> None:
     """Serve LocalRouter with uvicorn until SIGTERM/SIGINT (blocks)."""
-    DrainingServer(config(host, port, proxy_headers=proxy_headers)).run()
+    DrainingServer(config(host, port)).run()

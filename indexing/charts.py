@@ -51,9 +51,9 @@ def _n(value: float) -> str:
 
 def _svg(width: int, height: int, title: str, body: SafeString, css_class: str) -> SafeString:
     return format_html(
-        # Drawn at its own size (never stretched), shrunk only where the page is narrower.
+        # Drawn at its own size, shrunk where the page is narrower (`svg.chart` in _styles.html).
         '<svg class="chart {}" role="img" aria-label="{}" viewBox="0 0 {} {}" width="{}" '
-        'style="max-width:100%;height:auto" xmlns="http://www.w3.org/2000/svg" '
+        'xmlns="http://www.w3.org/2000/svg" '
         'font-family="sans-serif" font-size="12"><title>{}</title>{}</svg>',
         css_class,
         title,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import secrets
 import sys
 from importlib.util import find_spec
@@ -100,6 +102,23 @@ def channel_layers() -> dict[str, Any]:
     }
 
 
+def caches() -> dict[str, Any]:
+    """Django's cache: Redis when REDIS_URL is set (workers share what it counts, such as
+    failed logins), else this process's memory."""
+    url = env.str("REDIS_URL", default="")
+    if not url:
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": "localrouter",
+            # An unreachable Redis fails a cache call in seconds, not a request in minutes.
+            "OPTIONS": {"socket_connect_timeout": 5, "socket_timeout": 5},
+        }
+    }
+
+
 def secret_key(directory: Path) -> str:
     """SECRET_KEY from the environment, else one generated once and kept in the data dir."""
     configured = env.str("SECRET_KEY", default="")
@@ -164,6 +183,36 @@ def listing(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def networks(name: str) -> list[str]:
+    """A comma-separated list of IP addresses or networks (`10.0.0.0/8`), normalised."""
+    found = []
+    for item in listing(name, []):
+        try:
+            found.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise ConfigError(f"{name}: {item!r} is not an IP address or network") from None
+    return found
+
+
+CSP_DIRECTIVE = re.compile(r"^[a-z][a-z-]*$")
+
+
+def csp_policy(name: str, default: dict, nonce: str) -> dict[str, list[str] | bool]:
+    """A Content-Security-Policy from the environment (`directive value ...; ...`), where the
+    word `'nonce'` stands for each response's nonce (`nonce`); `default` when unset."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    policy: dict[str, list[str] | bool] = {}
+    for part in filter(None, (piece.strip() for piece in raw.split(";"))):
+        directive, *values = part.split()
+        if not CSP_DIRECTIVE.match(directive):
+            raise ConfigError(f"{name}: {directive!r} is not a directive name")
+        # A directive without values (`upgrade-insecure-requests`) is True for Django.
+        policy[directive] = [nonce if value == "'nonce'" else value for value in values] or True
+    return policy
 
 
 def fail(error: ConfigError) -> None:

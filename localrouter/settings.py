@@ -2,9 +2,24 @@
 
 from pathlib import Path
 
+from django.utils.csp import CSP
+
 from localrouter import config, otel_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# The admin's pages load scripts, styles and images from this server only; inline scripts
+# and <style> blocks carry the response's nonce; nothing may frame them.
+DEFAULT_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "frame-ancestors": [CSP.NONE],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+}
 
 # A .env file beside manage.py fills in what the environment leaves unset.
 if (BASE_DIR / ".env").is_file():
@@ -56,6 +71,26 @@ try:
     # Behind a reverse proxy that ends TLS: trust its X-Forwarded-Proto, so that requests
     # count as https (CSRF origin checks, Connect snippets) and cookies are sent over TLS only.
     BEHIND_TLS_PROXY = config.boolean("LOCALROUTER_BEHIND_TLS_PROXY", default=False)
+    # Seconds browsers remember to use https only (Strict-Transport-Security), sent behind
+    # a TLS proxy on https requests; 0 sends none.
+    HSTS_SECONDS = int(config.number("LOCALROUTER_HSTS_SECONDS", 365 * 24 * 3600, minimum=0))
+    # Reverse proxies whose X-Forwarded-For is believed; none: the connecting address is
+    # the client's (localrouter/client_address.py).
+    TRUSTED_PROXIES = config.networks("LOCALROUTER_TRUSTED_PROXIES")
+    CACHES = config.caches()
+    # Failed admin logins: this many from one address, or for one user name, within the
+    # window lock further attempts for the lockout (localrouter/admin_login.py). 0: never.
+    LOGIN_FAILURE_LIMIT = int(config.number("LOCALROUTER_LOGIN_FAILURE_LIMIT", 5, minimum=0))
+    LOGIN_FAILURE_WINDOW = config.number("LOCALROUTER_LOGIN_FAILURE_WINDOW", 15 * 60, minimum=1)
+    LOGIN_LOCKOUT_SECONDS = config.number("LOCALROUTER_LOGIN_LOCKOUT_SECONDS", 15 * 60, minimum=1)
+    # Invalid bearer tokens on /mcp: this many from one address within the window get it
+    # 429 for the lockout, before its tokens are looked at (gateway/token_throttle.py).
+    TOKEN_FAILURE_LIMIT = int(config.number("LOCALROUTER_TOKEN_FAILURE_LIMIT", 30, minimum=0))
+    TOKEN_FAILURE_WINDOW = config.number("LOCALROUTER_TOKEN_FAILURE_WINDOW", 60, minimum=1)
+    TOKEN_LOCKOUT_SECONDS = config.number("LOCALROUTER_TOKEN_LOCKOUT_SECONDS", 60, minimum=1)
+    # The admin's Content-Security-Policy: enforced, only reported, or off.
+    CSP_MODE = config.choice("LOCALROUTER_CSP", "enforce", ("enforce", "report-only", "off"))
+    CSP_POLICY = config.csp_policy("LOCALROUTER_CSP_POLICY", DEFAULT_CSP, CSP.NONCE)
     # Hybrid vector search is on by default exactly where its model is installed (SPEC §1).
     EMBEDDING_MODEL_DIR = config.embedding_model_dir(BASE_DIR)
     VECTOR_SEARCH_DEFAULT = config.embedding_backend_ready(EMBEDDING_MODEL_DIR)
@@ -93,6 +128,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # The admin's CSS and JS, served by the same daphne (no separate web server needed).
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -114,6 +150,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -166,6 +203,10 @@ LOGGING = {
 if BEHIND_TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = HSTS_SECONDS
+
+SECURE_CSP = CSP_POLICY if CSP_MODE == "enforce" else {}
+SECURE_CSP_REPORT_ONLY = CSP_POLICY if CSP_MODE == "report-only" else {}
 
 # Messages stay server-side, never in a cookie. A new client token is no message: it is
 # rendered straight into the response that issued it and kept nowhere (clients/admin_token.py).

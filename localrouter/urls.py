@@ -4,11 +4,16 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
+from localrouter.admin_login import ThrottledLoginForm, login_view
+
 admin.site.site_header = "LocalRouter"
 admin.site.site_title = "LocalRouter admin"
 admin.site.index_title = "Gateway administration"
+admin.site.login_form = ThrottledLoginForm
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
+    # Ahead of the admin's own login URL, at the same path: the throttled view.
+    path("admin/login/", login_view),
     path("admin/", admin.site.urls),
 ]

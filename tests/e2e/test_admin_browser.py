@@ -21,7 +21,7 @@ import anyio
 import django.db.models.query as django_query
 import pytest
 from django.core.management import call_command
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
 
 from indexing.models import SessionRecord
 from tests.e2e.live import NODE_BIN, LiveGateway, create_superuser, start_gateway, stop_gateway
@@ -130,15 +130,38 @@ def browser() -> Iterator[Browser]:
             browser.close()
 
 
+# Every page reports what its Content-Security-Policy blocked (to a function of the test).
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (event) => window.__cspViolation(
+  `${event.violatedDirective} blocked ${event.blockedURI || "inline"}`
+  + ` in ${document.location.pathname} (${event.sourceFile}:${event.lineNumber})`));
+"""
+
+
 @pytest.fixture
 def page(browser: Browser, gateway: LiveGateway) -> Iterator[Page]:
+    """A page in a fresh context; fails the test if any page it showed broke the CSP."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(15_000)
+    violations: list[str] = []
+
+    def violation(text: str) -> None:
+        violations.append(text)
+
+    context.expose_function("__cspViolation", violation)
+    context.add_init_script(CSP_LISTENER)
     page = context.new_page()
+
+    def console(message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            violations.append(message.text)
+
+    page.on("console", console)
     try:
         yield page
     finally:
         context.close()
+    assert not violations, "Content-Security-Policy violations:\n" + "\n".join(violations)
 
 
 def admin_url(live: LiveGateway, path: str = "") -> str:
@@ -214,6 +237,29 @@ def test_a_new_clients_token_is_shown_once(page: Page, gateway: LiveGateway):
     expect(page.locator(".client-token")).to_have_count(0)
     assert token not in page.content()
     expect(page.locator("#snippet-claude-code")).to_contain_text("Bearer <your token>")
+
+
+def test_regenerating_a_token_asks_first(page: Page, gateway: LiveGateway):
+    log_in(page, gateway)
+    page.goto(admin_url(gateway, "clients/client/add/"))
+    page.fill("#id_name", "regenerated-client")
+    page.click("input[name=_continue]")
+    first = page.locator(".messagelist .client-token").inner_text()
+    page.click("#token-done")
+    asked: list[str] = []
+
+    def answer(dialog, accept: bool) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=False))
+    page.click("#regenerate-token")
+    assert asked == ["The current token will stop working at once. Regenerate?"]
+    page.once("dialog", lambda dialog: answer(dialog, accept=True))
+    page.click("#regenerate-token")
+    token = page.locator(".messagelist .client-token")
+    expect(token).to_have_count(1)
+    assert token.inner_text() not in ("", first) and len(asked) == 2
 
 
 def test_an_mcp_servers_file_is_imported_from_the_upstream_list(

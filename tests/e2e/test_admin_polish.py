@@ -112,6 +112,22 @@ def test_the_upstream_form_shows_the_chosen_transports_fields_and_args_as_a_list
     ]
 
 
+def test_test_connection_says_it_is_testing_while_it_runs(page: Page, gateway: LiveGateway):
+    log_in(page, gateway)
+    page.goto(admin_url(gateway, "gateway/upstream/?q=gamma"))
+    page.locator("#result_list").get_by_role("link", name="gamma").click()
+    button = page.locator("#test-connection")
+    expect(button).to_have_text("Test connection")
+    # The test itself is not run: the page's own handler comes first, then this one stops it.
+    page.evaluate(
+        "document.getElementById('test-connection-form')"
+        ".addEventListener('submit', (event) => event.preventDefault())"
+    )
+    button.click()
+    expect(button).to_be_disabled()
+    expect(button).to_have_text("Testing… (starting the upstream)")
+
+
 def test_bulk_actions_disable_and_enable_upstreams(page: Page, gateway: LiveGateway):
     log_in(page, gateway)
     page.goto(admin_url(gateway, "gateway/upstream/"))

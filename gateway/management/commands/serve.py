@@ -35,18 +35,19 @@ class Command(BaseCommand):
         self.stdout.write(
             f"LocalRouter: serving; admin at {base}/admin/  MCP endpoint at {base}/mcp"
         )
-        # Behind a TLS-ending proxy, its X-Forwarded-* headers give the client's address.
-        proxy_headers = settings.BEHIND_TLS_PROXY
+        # Neither server rewrites the client's address from X-Forwarded-For (daphne would
+        # take the left-most entry, which the client writes): localrouter/client_address.py
+        # reads it from LOCALROUTER_TRUSTED_PROXIES only. X-Forwarded-Proto is Django's
+        # (SECURE_PROXY_SSL_HEADER, behind a TLS proxy).
         if settings.HTTP_SERVER == "uvicorn":
             try:
-                uvicorn_server.serve(host, port, proxy_headers=proxy_headers)
+                uvicorn_server.serve(host, port)
             finally:
                 multiprocess.leave()  # this worker's live gauges leave the host's sums
             return
         # daphne installs Twisted's reactor on a loop it makes as it is imported: start it
         # afresh, in an interpreter whose loop policy is set first (gateway/daphne_server.py).
         argv = [sys.executable, "-m", "gateway.daphne_server"]
-        argv += ["--proxy-headers"] if proxy_headers else []
         argv += ["-b", host, "-p", str(port), uvicorn_server.APPLICATION]
         sys.stdout.flush()
         sys.stderr.flush()
