@@ -10,22 +10,28 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from clients.admin_token import token_page
-from clients.context_settings import SETTINGS, resolve_settings
+from clients.context_settings import CONTEXT, LIMITS, SETTINGS, resolve_settings
 from clients.models import Client, GlobalSettings
 from clients.services import assign_new_token, client_regenerate_token
 from localrouter.admin_fields import ReadableFieldsMixin
 from localrouter.change_audit import AuditedAdminMixin, admin_actor
 
-OVERRIDE_FIELDS = [spec.name for spec in SETTINGS]
+OVERRIDE_FIELDS = [spec.name for spec in SETTINGS if spec.group == CONTEXT]
+LIMIT_FIELDS = [spec.name for spec in SETTINGS if spec.group == LIMITS]
+LIMITS_HELP = (
+    "Calls over a limit are refused with an error naming the limit and when to retry; "
+    "0 is unlimited. Empty fields inherit: client override → global settings → built-in "
+    "default (unlimited)."
+)
 
 
-def effective_settings_table(client: Client | None) -> str:
-    """An HTML table of each effective setting and where it comes from."""
+def effective_settings_table(client: Client | None, group: str = CONTEXT) -> str:
+    """An HTML table of each effective setting of a group and where it comes from."""
     effective = resolve_settings(client, GlobalSettings.load())
     rows = format_html_join(
         "",
         "<tr><th>{}</th><td>{}</td></tr>",
-        ((spec.label, str(effective[spec.name])) for spec in SETTINGS),
+        ((spec.label, str(effective[spec.name])) for spec in SETTINGS if spec.group == group),
     )
     return format_html('<table class="effective-settings">{}</table>', rows)
 
@@ -43,7 +49,13 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
     list_filter = ["is_active", "all_upstreams"]
     search_fields = ["name", "notes", "token_prefix"]
     filter_horizontal = ["upstreams"]
-    readonly_fields = ["masked_token", "created_at", "last_seen_at", "effective_settings"]
+    readonly_fields = [
+        "masked_token",
+        "created_at",
+        "last_seen_at",
+        "effective_settings",
+        "effective_limits",
+    ]
     fieldsets = [
         (None, {"fields": ["name", "is_active", "notes"]}),
         ("Token", {"fields": ["masked_token", "created_at", "last_seen_at"]}),
@@ -59,6 +71,7 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
                 "built-in default.",
             },
         ),
+        ("Limits", {"fields": [*LIMIT_FIELDS, "effective_limits"], "description": LIMITS_HELP}),
     ]
 
     @admin.display(description="token")
@@ -74,6 +87,10 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
     @admin.display(description="effective values")
     def effective_settings(self, client: Client | None) -> str:
         return effective_settings_table(client if client and client.pk else None)
+
+    @admin.display(description="effective limits")
+    def effective_limits(self, client: Client | None) -> str:
+        return effective_settings_table(client if client and client.pk else None, LIMITS)
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).prefetch_related("upstreams")
@@ -113,13 +130,26 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
                 "description": "Empty fields use the built-in default. Clients inherit these "
                 "unless they override a field themselves.",
             },
-        )
+        ),
+        (
+            "Team-wide limits",
+            {
+                "fields": [*LIMIT_FIELDS, "effective_limits"],
+                "description": "Each client counts against these values on its own; 0 is "
+                "unlimited. Empty fields use the built-in default (unlimited). Clients inherit "
+                "these unless they override a field themselves.",
+            },
+        ),
     ]
-    readonly_fields = ["effective_defaults"]
+    readonly_fields = ["effective_defaults", "effective_limits"]
 
     @admin.display(description="effective values")
     def effective_defaults(self, row: GlobalSettings) -> str:
         return effective_settings_table(None)
+
+    @admin.display(description="effective limits")
+    def effective_limits(self, row: GlobalSettings) -> str:
+        return effective_settings_table(None, LIMITS)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

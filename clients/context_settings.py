@@ -1,20 +1,30 @@
-"""Context-management settings: built-in defaults and per-field resolution.
+"""Client settings (context management and limits): built-in defaults, per-field resolution.
 
 Each setting resolves as client override -> global override -> built-in default;
 an override left NULL inherits, so a better built-in default reaches everyone
-who never changed it.
+who never changed it. Limits are in `clients.limit_settings`; 0 means unlimited.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from clients.limit_settings import (
+    BYTES_PER_DAY,
+    CALLS_PER_MINUTE,
+    CONCURRENT_CALLS,
+    LIMIT_VALIDATORS,
+    UNLIMITED,
+    shown_limit,
+    shown_tool_limits,
+    validate_tool_limits,
+)
 from localrouter.tool_names import TOOL_NAME_SEPARATOR
 
 KIB = 1024
@@ -27,17 +37,27 @@ GLOBAL_OVERRIDE = "global override"
 BUILT_IN_DEFAULT = "built-in default"
 
 
+CONTEXT = "context"
+LIMITS = "limits"
+TOOL_LIMITS = "tool_limits"
+
+
 @dataclass(frozen=True)
 class SettingSpec:
-    """One context-management setting: its field name, label, kind and built-in default.
+    """One client setting: its field name, label, kind, built-in default and group.
 
     A callable default is asked when settings are resolved (what this machine can do).
+    `check` validates a value (raising ValidationError); `shown` says how a value reads
+    in the admin when plain text would mislead (0 is 'unlimited', not 'off').
     """
 
     name: str
     label: str
     kind: type
     default: Any
+    check: Callable[[Any], None] | None = None
+    group: str = CONTEXT
+    shown: Callable[[Any], str] | None = None
 
     def built_in(self) -> Any:
         return self.default() if callable(self.default) else self.default
@@ -48,15 +68,62 @@ def vector_search_default() -> bool:
     return settings.VECTOR_SEARCH_DEFAULT
 
 
+def validate_threshold(value: int) -> None:
+    """Thresholds are between 1 KiB and 64 MiB."""
+    if not MIN_THRESHOLD <= value <= MAX_THRESHOLD:
+        raise ValidationError(
+            f"must be between {MIN_THRESHOLD} (1 KiB) and {MAX_THRESHOLD} (64 MiB) bytes; "
+            f"got {value}",
+            code="out_of_range",
+        )
+
+
+def validate_tool_name(value: str) -> None:
+    """A virtual tool name: a letter, then letters, digits, '_' or '-', at most 64 characters."""
+    if not TOOL_NAME_PATTERN.match(value):
+        raise ValidationError(
+            "must start with a letter and contain only letters, digits, '_' or '-' "
+            f"(at most 64 characters); got {value!r}",
+            code="invalid_tool_name",
+        )
+    if TOOL_NAME_SEPARATOR in value:
+        # '<upstream>__<tool>' is how upstream tools are named; never shadow one.
+        raise ValidationError(
+            f"must not contain {TOOL_NAME_SEPARATOR!r} (reserved for upstream tool names)",
+            code="invalid_tool_name",
+        )
+
+
+def _limit(name: str, label: str) -> SettingSpec:
+    """A limit: 0 (the built-in default) is unlimited."""
+    return SettingSpec(
+        name, label, int, UNLIMITED, LIMIT_VALIDATORS[name], group=LIMITS, shown=shown_limit
+    )
+
+
 SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec("indexing_enabled", "Tool responses indexing enabled", bool, True),
-    SettingSpec("response_threshold", "Response threshold (bytes)", int, 16_384),
+    SettingSpec(
+        "response_threshold", "Response threshold (bytes)", int, 16_384, validate_threshold
+    ),
     SettingSpec("catalog_indexing_enabled", "Catalog indexing enabled", bool, True),
-    SettingSpec("catalog_threshold", "Catalog threshold (bytes)", int, 16_384),
-    SettingSpec("search_tool_name", "Search tool name", str, "IndexSearch"),
-    SettingSpec("read_tool_name", "Read tool name", str, "IndexRead"),
+    SettingSpec("catalog_threshold", "Catalog threshold (bytes)", int, 16_384, validate_threshold),
+    SettingSpec("search_tool_name", "Search tool name", str, "IndexSearch", validate_tool_name),
+    SettingSpec("read_tool_name", "Read tool name", str, "IndexRead", validate_tool_name),
     # SPEC §1: off, but on where an embedding backend is installed (`make embeddings`).
     SettingSpec("vector_search", "Hybrid vector search", bool, vector_search_default),
+    _limit(CALLS_PER_MINUTE, "Calls per minute"),
+    _limit(CONCURRENT_CALLS, "Concurrent calls"),
+    _limit(BYTES_PER_DAY, "Bytes delivered per day (UTC)"),
+    SettingSpec(
+        TOOL_LIMITS,
+        "Per-tool limits",
+        str,
+        "",
+        validate_tool_limits,
+        group=LIMITS,
+        shown=shown_tool_limits,
+    ),
 )
 SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
 FIELD_NAMES = tuple(SETTINGS_BY_NAME)
@@ -68,9 +135,13 @@ class EffectiveValue:
 
     value: Any
     source: str
+    shown: str | None = field(default=None, compare=False)
+    """How the value reads, where its setting says (a limit's 0 is 'unlimited')."""
 
     def __str__(self) -> str:
-        shown = {True: "on", False: "off"}.get(self.value, self.value)
+        shown = self.shown
+        if shown is None:
+            shown = {True: "on", False: "off"}.get(self.value, self.value)
         return f"{shown} ({self.source})"
 
 
@@ -103,38 +174,14 @@ def resolve_settings(client: object | None, global_settings: object | None) -> E
         client_value = getattr(client, spec.name, None)
         global_value = getattr(global_settings, spec.name, None)
         if client_value is not None:
-            values[spec.name] = EffectiveValue(client_value, CLIENT_OVERRIDE)
+            value, source = client_value, CLIENT_OVERRIDE
         elif global_value is not None:
-            values[spec.name] = EffectiveValue(global_value, GLOBAL_OVERRIDE)
+            value, source = global_value, GLOBAL_OVERRIDE
         else:
-            values[spec.name] = EffectiveValue(spec.built_in(), BUILT_IN_DEFAULT)
+            value, source = spec.built_in(), BUILT_IN_DEFAULT
+        shown = spec.shown(value) if spec.shown is not None else None
+        values[spec.name] = EffectiveValue(value, source, shown)
     return EffectiveSettings(values)
-
-
-def validate_threshold(value: int) -> None:
-    """Thresholds are between 1 KiB and 64 MiB."""
-    if not MIN_THRESHOLD <= value <= MAX_THRESHOLD:
-        raise ValidationError(
-            f"must be between {MIN_THRESHOLD} (1 KiB) and {MAX_THRESHOLD} (64 MiB) bytes; "
-            f"got {value}",
-            code="out_of_range",
-        )
-
-
-def validate_tool_name(value: str) -> None:
-    """A virtual tool name: a letter, then letters, digits, '_' or '-', at most 64 characters."""
-    if not TOOL_NAME_PATTERN.match(value):
-        raise ValidationError(
-            "must start with a letter and contain only letters, digits, '_' or '-' "
-            f"(at most 64 characters); got {value!r}",
-            code="invalid_tool_name",
-        )
-    if TOOL_NAME_SEPARATOR in value:
-        # '<upstream>__<tool>' is how upstream tools are named; never shadow one.
-        raise ValidationError(
-            f"must not contain {TOOL_NAME_SEPARATOR!r} (reserved for upstream tool names)",
-            code="invalid_tool_name",
-        )
 
 
 def check_distinct_tool_names(settings: EffectiveSettings) -> None:
@@ -152,7 +199,8 @@ def check_distinct_tool_names(settings: EffectiveSettings) -> None:
 
 
 def parse_setting(name: str, raw: str) -> Any:
-    """Turn command-line text into a setting value ('inherit' or 'null' clears the override).
+    """Turn command-line text into a setting value ('inherit' or 'null' clears the override;
+    per-tool limits take their lines separated by newlines or ';').
 
     Raises:
         ValidationError: unknown setting or a value of the wrong kind or range.
@@ -170,20 +218,17 @@ def parse_setting(name: str, raw: str) -> Any:
         if lowered in ("0", "false", "no", "off"):
             return False
         raise ValidationError(f"{name}: expected on/off (true/false), got {raw!r}")
+    value: Any = text
+    if spec.name == TOOL_LIMITS:  # one line per rule; ';' separates them on a command line
+        value = "\n".join(part.strip() for part in text.split(";"))
     if spec.kind is int:
         try:
             value = int(text)
         except ValueError:
-            raise ValidationError(
-                f"{name}: expected a whole number of bytes, got {raw!r}"
-            ) from None
+            raise ValidationError(f"{name}: expected a whole number, got {raw!r}") from None
+    if spec.check is not None:
         try:
-            validate_threshold(value)
+            spec.check(value)
         except ValidationError as error:
-            raise ValidationError(f"{name}: {error.messages[0]}") from None
-        return value
-    try:
-        validate_tool_name(text)
-    except ValidationError as error:
-        raise ValidationError(f"{name}: {error.messages[0]}") from None
-    return text
+            raise ValidationError(f"{name}: {'; '.join(error.messages)}") from None
+    return value

@@ -10,13 +10,14 @@ from django.conf import settings
 
 from gateway.audit.observer import AuditObserver
 from gateway.call_monitor import CallMonitor, CallObserver
+from gateway.limits import call_limits
 from gateway.metrics.observer import MetricsObserver
 from gateway.spans import call_span
 
 
 def build_call_monitor() -> CallMonitor:
     """The monitor every session of this worker reports its calls to."""
-    observers: list[CallObserver] = []
+    observers: list[CallObserver] = [call_limits()]
     if settings.METRICS_TOKEN:  # nobody may scrape them otherwise: no cost per call
         observers.append(MetricsObserver())
     observers.append(AuditObserver(with_arguments=settings.AUDIT_ARGUMENTS))

@@ -107,6 +107,11 @@ try:
     METRICS_TOKEN = config.env.str("LOCALROUTER_METRICS_TOKEN", default="")
     if 0 < len(METRICS_TOKEN) < 16:
         raise config.ConfigError("LOCALROUTER_METRICS_TOKEN: use at least 16 characters")
+    # Per-client limits count in Redis under this prefix when REDIS_URL is set (in memory
+    # otherwise); deployments sharing one Redis database each need their own (gateway/limits/).
+    LIMITS_KEY_PREFIX = config.env.str(
+        "LOCALROUTER_LIMITS_KEY_PREFIX", default="localrouter:limits:"
+    )
 except config.ConfigError as error:
     config.fail(error)
 

@@ -3,8 +3,15 @@
 from django.db import models
 
 from clients.context_settings import validate_threshold, validate_tool_name
+from clients.limit_settings import (
+    validate_bytes_per_day,
+    validate_calls_per_minute,
+    validate_concurrent_calls,
+    validate_tool_limits,
+)
 
 INHERIT = "Leave empty to inherit."
+UNLIMITED_OR_INHERIT = "0: unlimited. " + INHERIT
 
 
 class ContextOverrides(models.Model):
@@ -40,13 +47,46 @@ class ContextOverrides(models.Model):
     vector_search = models.BooleanField(
         "hybrid vector search", null=True, blank=True, help_text=INHERIT
     )
+    # Limits (clients.limit_settings): NULL inherits, 0 is unlimited.
+    calls_per_minute = models.PositiveIntegerField(
+        "calls per minute",
+        null=True,
+        blank=True,
+        validators=[validate_calls_per_minute],
+        help_text="At most this many calls in any 60 seconds. " + UNLIMITED_OR_INHERIT,
+    )
+    concurrent_calls = models.PositiveIntegerField(
+        "concurrent calls",
+        null=True,
+        blank=True,
+        validators=[validate_concurrent_calls],
+        help_text="At most this many calls running at once. " + UNLIMITED_OR_INHERIT,
+    )
+    bytes_per_day = models.PositiveBigIntegerField(
+        "bytes delivered per day",
+        null=True,
+        blank=True,
+        validators=[validate_bytes_per_day],
+        help_text="Calls are refused once this many bytes of results were delivered since "
+        "00:00 UTC. " + UNLIMITED_OR_INHERIT,
+    )
+    # NULL inherits the global rules; text of only comments ('# none') overrides with no rules.
+    tool_limits = models.TextField(  # noqa: DJ001
+        "per-tool limits",
+        null=True,
+        blank=True,
+        validators=[validate_tool_limits],
+        help_text="One rule per line: a tool name as clients see it, or a shell-style "
+        "pattern, then limits, e.g. 'github__search_* calls_per_minute=10 concurrent_calls=2'. "
+        "The tools a line matches share its budget. " + INHERIT,
+    )
 
     class Meta:
         abstract = True
 
     def clean(self) -> None:
         super().clean()
-        # Blank text in a form means "inherit", never an empty tool name.
-        for name in ("search_tool_name", "read_tool_name"):
+        # Blank text in a form means "inherit", never an empty tool name or rule list.
+        for name in ("search_tool_name", "read_tool_name", "tool_limits"):
             if getattr(self, name) == "":
                 setattr(self, name, None)

@@ -254,3 +254,16 @@ def test_pages_use_a_bounded_number_of_queries_with_ten_thousand_sessions(
     for url in pages:
         with django_assert_max_num_queries(12):
             assert superuser.get(url).status_code == 200
+
+
+def test_the_report_says_what_delivered_and_errors_count(superuser, record):
+    # The client read back more than the placeholders spared: the saving is negative.
+    SessionRecord.objects.filter(pk=record.pk).update(bytes_to_client=260_000)
+    page = superuser.get(report_url(record)).content.decode()
+    assert field(page, "bytes_saved") == "-10000"
+    assert field(page, "saved_percent") == "-4.0%"
+    explained = " ".join(re.search(r'id="saved-explained">(.*?)</p>', page, re.S)[1].split())
+    assert "every IndexSearch and IndexRead result" in explained
+    assert "calls refused by a limit and calls of unknown tools, resources or prompts" in explained
+    overview = superuser.get(reverse("admin:indexing_sessionrecord_overview")).content.decode()
+    assert "every IndexSearch and IndexRead result" in overview
