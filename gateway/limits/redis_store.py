@@ -139,6 +139,8 @@ class RedisLimitStore:
         """Free the call's slots and add its bytes, in the background (one round trip; it
         is on its way before the call's answer reaches the client)."""
         self._running.pop(call, None)
+        if not delivered and not any(_runs(check) for check in checks):
+            return  # a window keeps its calls, a total gains nothing: nothing to write
         task = asyncio.create_task(self._release(client_id, checks, call, delivered))
         self._releases.add(task)
         task.add_done_callback(self._releases.discard)

@@ -7,7 +7,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from clients.models import GlobalSettings
+from clients.models import Client, GlobalSettings
 from gateway.result_size import result_size
 from tests.e2e.live import start_gateway, stdio_upstream, stop_gateway
 
@@ -35,6 +35,7 @@ def limited(tmp_path_factory):
         {"name": "budget", "set": {**unlimited, "bytes_per_day": BUDGET}},
         {"name": "inheriting"},  # every limit left empty: the team's calls_per_minute
         {"name": "tooled", "set": {**unlimited, "tool_limits": "echo__add calls_per_minute=1"}},
+        {"name": "adjusted", "set": unlimited},
     ]
     gateway = start_gateway(
         tmp_path_factory.mktemp("limits"), [stdio_upstream("echo", "echo_server.py")], clients
@@ -145,3 +146,21 @@ async def test_a_client_created_with_a_limit_on_the_command_line_is_held_to_it(l
         answers = [await echo(client) for _ in range(6)]
     assert [a.is_error for a in answers] == [False] * 5 + [True]
     assert "calls_per_minute=5 for client 'scripted'" in answers[-1].content[0].text
+
+
+def _limit_adjusted() -> None:
+    Client.objects.filter(name="adjusted").update(calls_per_minute=1)
+
+
+async def test_a_limit_set_while_a_session_is_open_applies_to_its_next_calls(limited):
+    async with limited.client("adjusted") as client:
+        for _ in range(3):
+            assert not (await echo(client)).is_error
+        await anyio.to_thread.run_sync(limited.orm, _limit_adjusted)
+        # The gateway looks the client up again within seconds (its identity cache).
+        with anyio.fail_after(30):
+            while not (answer := await echo(client)).is_error:
+                await anyio.sleep(0.2)
+    assert answer.content[0].text.startswith(
+        "Limit reached: calls_per_minute=1 for client 'adjusted'; "
+    )
