@@ -6,13 +6,15 @@ from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.urls import path
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from gateway.audit.export import jsonl_response
 from gateway.audit.models import AuditEvent, Kind
+from indexing.models import SessionRecord
 
 CALL_DETAILS = [
-    "at", "kind", "client_name", "client_id", "member", "session", "upstream", "name",
+    "at", "kind", "client_name", "client_id", "member", "session_report", "upstream", "name",
     "outcome", "reason", "duration", "bytes_received", "bytes_delivered", "arguments",
 ]  # fmt: skip
 CHANGE_DETAILS = [
@@ -42,6 +44,8 @@ class AuditEventAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: AuditEvent | None = None) -> bool:
         return False
 
+    readonly_fields = ["session_report"]
+
     def get_fields(self, request: HttpRequest, obj: AuditEvent | None = None) -> list[str]:
         return CHANGE_DETAILS if obj is not None and obj.kind == Kind.CHANGE else CALL_DETAILS
 
@@ -57,6 +61,14 @@ class AuditEventAdmin(admin.ModelAdmin):
             return event.name
         text = f"{event.get_action_display()} {event.object_type} {event.name}"
         return f"{text}: {', '.join(event.fields)}" if event.fields else text
+
+    @admin.display(description="session")
+    def session_report(self, event: AuditEvent) -> str:
+        record = SessionRecord.objects.filter(key=event.session).only("pk").first()
+        if record is None:  # pruned, or not written yet
+            return event.session
+        url = reverse("admin:indexing_sessionrecord_report", args=[record.pk])
+        return format_html('<a href="{}">{}</a>', url, event.session)
 
     @admin.display(description="time", ordering="at")
     def when(self, event: AuditEvent) -> str:

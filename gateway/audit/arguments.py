@@ -3,11 +3,14 @@
 A value under a secret-looking name (`api_key`, `token`, `password`, `Authorization`…, the
 names `localrouter.url_masking` masks in URLs) is replaced whole; in other text, URLs lose
 their credentials and credential-looking words (`Bearer …`, `ghp_…`, `sk-…`) are redacted.
-Masking errs on the side of hiding: a name like `author` is masked too.
+Masking errs on the side of hiding: a name like `author` is masked too. It happens in two
+steps: a cheap bounded copy when the call ends (`bounded_arguments`, what waits in the
+queue), and the text's masking in the writer's thread (`masked_arguments`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gateway.upstreams.errors import redact_line
@@ -22,11 +25,16 @@ WORD_ENDS = frozenset(" \t\r\n\"',;")
 """What ends a credential in `TOKEN_PATTERNS` and a URL in `URL_IN_TEXT`."""
 
 
+def bounded_arguments(arguments: dict[str, Any], limit: int = ARGUMENTS_MAX_CHARS) -> dict:
+    """A cheap copy of `arguments` to queue: values under secret-looking names masked, the
+    rest cut (between words) a little beyond `limit` characters; `masked_arguments` masks
+    what the texts hold, later and off the call's path."""
+    return _walked(arguments, _Budget(limit), _cut_text)
+
+
 def masked_arguments(arguments: dict[str, Any], limit: int = ARGUMENTS_MAX_CHARS) -> dict:
     """A copy of `arguments` with secrets masked, at most about `limit` characters of text."""
-    budget = _Budget(limit)
-    masked = _masked(arguments, budget, depth=0)
-    return masked if isinstance(masked, dict) else {}
+    return _walked(arguments, _Budget(limit), _masked_text)
 
 
 class _Budget:
@@ -40,7 +48,15 @@ class _Budget:
         return kept + CUT if cut or len(kept) < len(text) else kept
 
 
-def _masked(value: Any, budget: _Budget, depth: int) -> Any:
+TextRule = Callable[[str, _Budget], str]
+
+
+def _walked(arguments: dict[str, Any], budget: _Budget, text: TextRule) -> dict:
+    walked = _walk(arguments, budget, text, depth=0)
+    return walked if isinstance(walked, dict) else {}
+
+
+def _walk(value: Any, budget: _Budget, text: TextRule, depth: int) -> Any:
     if budget.left <= 0 or depth > MAX_DEPTH:
         return CUT
     if isinstance(value, dict):
@@ -50,7 +66,8 @@ def _masked(value: Any, budget: _Budget, depth: int) -> Any:
                 result[CUT] = CUT
                 break
             name = budget.take(str(key))
-            result[name] = MASK if is_secret_key(str(key)) else _masked(item, budget, depth + 1)
+            secret = is_secret_key(str(key))
+            result[name] = MASK if secret else _walk(item, budget, text, depth + 1)
         return result
     if isinstance(value, list | tuple):
         items = []
@@ -58,15 +75,21 @@ def _masked(value: Any, budget: _Budget, depth: int) -> Any:
             if budget.left <= 0:
                 items.append(CUT)
                 break
-            items.append(_masked(item, budget, depth + 1))
+            items.append(_walk(item, budget, text, depth + 1))
         return items
     if value is None or isinstance(value, bool | int | float):
         budget.left -= 8
         return value
-    return _text(str(value), budget)
+    return text(str(value), budget)
 
 
-def _text(text: str, budget: _Budget) -> str:
+def _cut_text(text: str, budget: _Budget) -> str:
+    kept = _between_words(text, max(budget.left, 0) + WORD_MARGIN)
+    budget.left -= len(kept)
+    return kept + CUT if len(kept) < len(text) else kept
+
+
+def _masked_text(text: str, budget: _Budget) -> str:
     # Masked before it is cut to the budget (a cut could split a secret from the word that
     # marks it), but only as much as could be kept, ended between words so that no secret
     # is split: the text may be megabytes long.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from gateway.audit.arguments import masked_arguments
+from gateway.audit.arguments import bounded_arguments
 from gateway.audit.models import NAME_MAX
 from gateway.audit.writer import AuditWriter
 from gateway.call_monitor import CallFacts
@@ -28,8 +28,9 @@ def call_row(call: CallFacts, *, with_arguments: bool) -> dict[str, Any]:
         "duration": call.duration,
         "bytes_received": call.bytes_received,
         "bytes_delivered": call.bytes_delivered,
+        # A bounded copy (its text is masked by the writer, off the call's path).
         "arguments": (
-            masked_arguments(call.arguments)
+            bounded_arguments(call.arguments)
             if with_arguments and call.arguments is not None
             else None
         ),

@@ -5,7 +5,8 @@ once `batch` rows wait) and bulk-creates them in a worker thread. If the databas
 or locked, the rows stay queued and are tried again; past `max_pending`, new rows are
 dropped and the drops counted in a warning (at most one a minute), so an outage costs
 memory up to a bound, never the clients' calls. Rows the database rejects are dropped,
-with an error in the log, rather than block the rest.
+with an error in the log, rather than block the rest. Arguments, when kept, are masked
+here, in the writer's thread (`gateway.audit.arguments`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.db import InterfaceError, OperationalError, close_old_connections
 
+from gateway.audit.arguments import masked_arguments
 from gateway.audit.models import AuditEvent
 
 logger = logging.getLogger(__name__)
@@ -27,12 +29,20 @@ logger = logging.getLogger(__name__)
 FLUSH_SECONDS = 1.0
 BATCH = 500
 MAX_PENDING = 20_000
+INSERT_ROWS = 50
 WARN_EVERY_SECONDS = 60.0
+
+
+def _event(row: dict[str, Any]) -> AuditEvent:
+    if row.get("arguments") is not None:  # masked here, in the writer's thread
+        row = {**row, "arguments": masked_arguments(row["arguments"])}
+    return AuditEvent(**row)
 
 
 def _write(rows: list[dict[str, Any]]) -> None:
     close_old_connections()
-    AuditEvent.objects.bulk_create(AuditEvent(**row) for row in rows)
+    # Fifty rows an INSERT: on SQLite, bigger statements took twice the CPU per row.
+    AuditEvent.objects.bulk_create((_event(row) for row in rows), batch_size=INSERT_ROWS)
 
 
 class AuditWriter:

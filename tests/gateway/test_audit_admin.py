@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from gateway.audit.models import AppendOnlyError, AuditEvent
+from indexing.models import SessionRecord
 from tests.gateway.test_admin_powers import staff_with
 
 pytestmark = pytest.mark.django_db
@@ -54,6 +55,16 @@ def test_nobody_may_add_change_or_delete_an_event_through_the_admin(staff):
     bulk = {"action": "delete_selected", "_selected_action": [str(event.pk)], "post": "yes"}
     staff.post(reverse(LIST), bulk)
     assert AuditEvent.objects.get().name == "echo"
+
+
+def test_a_calls_page_links_to_its_sessions_report(viewer):
+    now = timezone.now()
+    record = SessionRecord.objects.create(
+        key="s1", client_label="alice", started_at=now, last_activity_at=now
+    )
+    page = viewer.get(reverse("admin:gateway_auditevent_change", args=[call_event().pk]))
+    report = reverse("admin:indexing_sessionrecord_report", args=[record.pk])
+    assert f'<a href="{report}">s1</a>' in page.content.decode()
 
 
 def test_the_model_refuses_to_change_or_delete_a_saved_event():

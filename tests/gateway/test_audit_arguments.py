@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from gateway.audit.arguments import CUT, masked_arguments
+from gateway.audit.arguments import CUT, bounded_arguments, masked_arguments
 
 
 @pytest.mark.parametrize(
@@ -24,6 +24,13 @@ from gateway.audit.arguments import CUT, masked_arguments
 )
 def test_secrets_are_masked_and_the_rest_kept(arguments, kept):
     assert masked_arguments(arguments) == kept
+    assert masked_arguments(bounded_arguments(arguments)) == kept  # queued, then written
+
+
+def test_the_queued_copy_is_bounded_and_holds_no_value_of_a_secret_name():
+    queued = bounded_arguments({"password": "hunter2-hunter2", "text": "word " * 100_000})
+    assert queued["password"] == "***"
+    assert len(queued["text"]) < 4096 + 300 and queued["text"].endswith(CUT)
 
 
 def test_a_large_argument_is_cut_to_the_bound():

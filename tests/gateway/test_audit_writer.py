@@ -12,7 +12,7 @@ from gateway.audit import writer as writer_module
 from gateway.audit.models import AuditEvent
 from gateway.audit.observer import AuditObserver
 from gateway.audit.writer import AuditWriter
-from gateway.call_monitor import CallFacts, CallMonitor
+from gateway.call_monitor import CallFacts, CallMonitor, CallRefused
 
 pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 
@@ -78,18 +78,29 @@ async def test_the_queue_full_warning_counts_the_drops(caplog):
     assert await names() == ["kept"]
 
 
-async def test_the_observer_records_every_call_of_a_monitor_and_closes_with_it():
-    monitor = CallMonitor([AuditObserver(AuditWriter(flush_seconds=3600))])
-    facts = CallFacts(
+def facts(name: str = "echo", **arguments) -> CallFacts:
+    return CallFacts(
         kind="tool",
         client_id=7,
         client_name="alice",
         session="rec1",
         upstream="echo",
-        name="x" * 1000,
-        arguments={"token": "secret-value"},
+        name=name,
+        arguments=arguments,
     )
-    async with monitor.call(facts) as call:
+
+
+class Refuse:
+    async def admit(self, call: CallFacts) -> None:
+        raise CallRefused("calls_per_minute", "too many calls")
+
+    def finished(self, call: CallFacts) -> None:
+        pass
+
+
+async def test_the_observer_records_every_call_of_a_monitor_and_closes_with_it():
+    monitor = CallMonitor([AuditObserver(AuditWriter(flush_seconds=3600))])
+    async with monitor.call(facts("x" * 1000, token="secret-value")) as call:
         call.bytes_received = 5
     await monitor.aclose()
     event = await AuditEvent.objects.aget()
@@ -101,3 +112,15 @@ async def test_the_observer_records_every_call_of_a_monitor_and_closes_with_it()
     )
     assert len(event.name) == 300 and event.bytes_received == 5
     assert event.arguments is None  # not asked for
+
+
+async def test_refused_calls_are_recorded_and_arguments_kept_masked_when_asked():
+    observer = AuditObserver(AuditWriter(flush_seconds=3600), with_arguments=True)
+    monitor = CallMonitor([Refuse(), observer])
+    with pytest.raises(CallRefused):
+        async with monitor.call(facts(token="secret-value", text="Bearer abcdefghijklmn")):
+            pass
+    await monitor.aclose()
+    event = await AuditEvent.objects.aget()
+    assert (event.outcome, event.reason) == ("refused", "calls_per_minute")
+    assert event.arguments == {"token": "***", "text": "Bearer [redacted]"}
