@@ -38,6 +38,14 @@ def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.C
         ("LOCALROUTER_METRICS_TOKEN", "short", "LOCALROUTER_METRICS_TOKEN: use at least 16"),
         ("OTEL_TRACES_EXPORTER", "zipkin", "OTEL_TRACES_EXPORTER: zipkin is not built in"),
         (
+            "LOCALROUTER_TRUSTED_PROXIES",
+            "127.0.0.1, proxy.example",
+            "LOCALROUTER_TRUSTED_PROXIES: 'proxy.example' is not an IP address or network",
+        ),
+        ("LOCALROUTER_CSP", "strict", "LOCALROUTER_CSP: expected one of enforce, report-only, off"),
+        ("LOCALROUTER_CSP_POLICY", "default_src 'self'", "LOCALROUTER_CSP_POLICY: 'default_src'"),
+        ("LOCALROUTER_LOGIN_FAILURE_LIMIT", "-1", "LOCALROUTER_LOGIN_FAILURE_LIMIT: must be"),
+        (
             "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB",
             "-1",
             "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB: must",
@@ -109,3 +117,64 @@ def test_behind_a_tls_proxy_the_forwarded_scheme_is_trusted_and_cookies_are_secu
     proxied = manage("shell", "-c", code, env={**env, "LOCALROUTER_BEHIND_TLS_PROXY": "true"})
     assert direct.stdout.strip() == "None False", direct.stderr
     assert proxied.stdout.strip() == "('HTTP_X_FORWARDED_PROTO', 'https') True", proxied.stderr
+
+
+SECURITY_SETTINGS = (
+    "from django.conf import settings as s; "
+    "print(s.SECURE_CSP, s.SECURE_CSP_REPORT_ONLY, s.SECURE_HSTS_SECONDS, s.TRUSTED_PROXIES, "
+    "s.CACHES['default']['BACKEND'].rsplit('.', 1)[1])"
+)
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"LOCALROUTER_BEHIND_TLS_PROXY": "true"}, "31536000 [] LocMemCache"),
+        (
+            {"LOCALROUTER_BEHIND_TLS_PROXY": "true", "LOCALROUTER_HSTS_SECONDS": "0"},
+            "0 [] LocMemCache",
+        ),
+        ({"LOCALROUTER_HSTS_SECONDS": "600"}, "0 [] LocMemCache"),  # plain HTTP: never
+        (
+            {
+                "LOCALROUTER_TRUSTED_PROXIES": "127.0.0.1, 10.1.2.3/8",
+                "REDIS_URL": "redis://r:6379/1",
+            },
+            "0 ['127.0.0.1/32', '10.0.0.0/8'] RedisCache",
+        ),
+    ],
+)
+def test_hsts_trusted_proxies_and_the_cache_follow_the_environment(tmp_path, env, expected):
+    result = manage(
+        "shell", "-c", SECURITY_SETTINGS, env={"LOCALROUTER_DATA_DIR": str(tmp_path), **env}
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("env", "enforced", "reported"),
+    [
+        ({}, "default-src 'self'; script-src 'self' 'nonce-N'", ""),
+        ({"LOCALROUTER_CSP": "report-only"}, "", "default-src 'self'; script-src 'self' 'nonce-N'"),
+        ({"LOCALROUTER_CSP": "off"}, "", ""),
+        (
+            {
+                "LOCALROUTER_CSP_POLICY": "default-src 'none';script-src 'nonce'; "
+                "block-all-mixed-content"
+            },
+            "default-src 'none'; script-src 'nonce-N'; block-all-mixed-content",
+            "",
+        ),
+    ],
+)
+def test_the_admins_csp_follows_the_environment(tmp_path, env, enforced, reported):
+    code = (
+        "from django.conf import settings as s; from django.utils.csp import build_policy as b; "
+        "print(b(s.SECURE_CSP, 'N')); print(b(s.SECURE_CSP_REPORT_ONLY, 'N'))"
+    )
+    result = manage("shell", "-c", code, env={"LOCALROUTER_DATA_DIR": str(tmp_path), **env})
+    assert result.returncode == 0, result.stderr
+    policy, report_only = result.stdout.splitlines()[-2:]
+    for shown, expected in ((policy, enforced), (report_only, reported)):
+        assert shown.startswith(expected) if expected else shown == ""
