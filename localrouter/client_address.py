@@ -47,9 +47,11 @@ def client_address(
 ) -> str | None:
     """The client's address, from the connecting `peer`, the `X-Forwarded-For` value and the
     trusted proxies' networks; None when the peer is unknown (not a socket)."""
-    address = parse_address(peer) if peer else None
+    if not trusted or not peer:
+        return peer or None  # the usual case, unparsed: this runs on every request
+    address = parse_address(peer)
     if address is None:
-        return peer or None
+        return peer
     networks = _networks(tuple(trusted))
     hops = (forwarded_for or "").split(",")
     while any(address in network for network in networks) and hops:
@@ -84,7 +86,9 @@ def scope_address(scope: dict) -> str | None:
 def address_bucket(address: str) -> str:
     """What failures are counted against: the address, or an IPv6 address's /64 (one host
     commonly holds a whole /64, and could otherwise try from a new address each time)."""
+    if ":" not in address:
+        return address  # IPv4, as peers and proxies write it
     parsed = parse_address(address)
     if isinstance(parsed, ipaddress.IPv6Address):
         return str(ipaddress.ip_network(f"{parsed}/{IPV6_BUCKET_PREFIX}", strict=False))
-    return address
+    return str(parsed) if parsed else address

@@ -45,6 +45,7 @@ def test_the_client_address(peer, forwarded_for, trusted, expected):
         ("198.51.100.1", "198.51.100.1"),
         ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
         ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),
+        ("::ffff:198.51.100.1", "198.51.100.1"),
     ],
 )
 def test_ipv6_addresses_are_counted_by_their_64(address, bucket):
