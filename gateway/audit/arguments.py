@@ -10,6 +10,7 @@ queue), and the text's masking in the writer's thread (`masked_arguments`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -77,7 +78,11 @@ def _walk(value: Any, budget: _Budget, text: TextRule, depth: int) -> Any:
                 break
             items.append(_walk(item, budget, text, depth + 1))
         return items
-    if value is None or isinstance(value, bool | int | float):
+    if (
+        value is None
+        or isinstance(value, bool | int)
+        or (isinstance(value, float) and math.isfinite(value))
+    ):
         budget.left -= 8
         return value
     return text(str(value), budget)

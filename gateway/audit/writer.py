@@ -4,8 +4,9 @@ Like `gateway.records.SessionRecorder`: a background task wakes every `flush_sec
 once `batch` rows wait) and bulk-creates them in a worker thread. If the database is down
 or locked, the rows stay queued and are tried again; past `max_pending`, new rows are
 dropped and the drops counted in a warning (at most one a minute), so an outage costs
-memory up to a bound, never the clients' calls. Rows the database rejects are dropped,
-with an error in the log, rather than block the rest. Arguments, when kept, are masked
+memory up to a bound, never the clients' calls. A batch the database rejects for another
+reason is written row by row, and the rows it still rejects are dropped with an error in
+the log, rather than block the rest. Arguments, when kept, are masked
 here, in the writer's thread (`gateway.audit.arguments`).
 """
 
@@ -43,6 +44,18 @@ def _write(rows: list[dict[str, Any]]) -> None:
     close_old_connections()
     # Fifty rows an INSERT: on SQLite, bigger statements took twice the CPU per row.
     AuditEvent.objects.bulk_create((_event(row) for row in rows), batch_size=INSERT_ROWS)
+
+
+def _write_each(rows: list[dict[str, Any]]) -> tuple[int, str]:
+    """Write the rows one at a time: how many the database refused, and its first reason."""
+    refused, reason = 0, ""
+    for row in rows:
+        try:
+            _write([row])
+        except Exception as error:
+            refused += 1
+            reason = reason or type(error).__name__
+    return refused, reason
 
 
 class AuditWriter:
@@ -100,8 +113,10 @@ class AuditWriter:
                 self._pending.extendleft(reversed(rows))
                 self._warn(f"audit trail: could not write ({type(error).__name__}: {error})")
                 return False
-            except Exception:  # rows it will never take: tried again, they would block the rest
-                logger.exception("audit trail: %d event(s) could not be written", len(rows))
+            except Exception:  # a row it will never take: the others are written one by one
+                lost, reason = await sync_to_async(_write_each, thread_sensitive=False)(rows)
+                if lost:
+                    logger.error("audit trail: %d event(s) refused (%s), dropped", lost, reason)
         return True
 
     def _warn(self, why: str) -> None:

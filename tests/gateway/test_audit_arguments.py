@@ -20,6 +20,7 @@ from gateway.audit.arguments import CUT, bounded_arguments, masked_arguments
         ({"q": ["ghp_0123456789abcdef"]}, {"q": ["[redacted]"]}),
         ({"url": "https://me:pw@host/x?sig=1&a=2"}, {"url": "https://***@host/x?sig=***&a=2"}),
         ({"flags": [True, None, 1.5]}, {"flags": [True, None, 1.5]}),
+        ({"x": float("nan")}, {"x": "nan"}),  # not JSON: stored as text
     ],
 )
 def test_secrets_are_masked_and_the_rest_kept(arguments, kept):

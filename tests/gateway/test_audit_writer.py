@@ -66,6 +66,17 @@ async def test_while_the_database_is_down_rows_wait_up_to_a_bound_then_are_dropp
     assert await names() == ["a", "b", "c"]
 
 
+async def test_a_row_the_database_refuses_is_dropped_and_the_others_written(caplog):
+    writer = AuditWriter(flush_seconds=3600)
+    writer.add(row("before"))
+    writer.add({**row("refused"), "kind": None})  # NOT NULL: never accepted
+    writer.add(row("after"))
+    with caplog.at_level(logging.ERROR, logger="gateway.audit.writer"):
+        await writer.aclose()
+    assert await names() == ["before", "after"]
+    assert "1 event(s) refused (IntegrityError), dropped" in caplog.text
+
+
 async def test_the_queue_full_warning_counts_the_drops(caplog):
     writer = AuditWriter(flush_seconds=3600, batch=100, max_pending=1)
     with caplog.at_level(logging.WARNING, logger="gateway.audit.writer"):
