@@ -19,6 +19,8 @@ from localrouter.url_masking import mask_url
 HARMLESS_FIELDS = ("enabled", "timeout_seconds", "notes")
 MASKED_STAND_INS = {"url": "masked_url", "env_text": "masked_env", "headers_text": "masked_headers"}
 """Form fields that show secrets, and the read-only displays that replace them."""
+TRANSPORT_SECTIONS = {"stdio": "transport-stdio", "http": "transport-http"}
+"""The fieldset class of each kind of transport's settings (SSE uses the HTTP ones)."""
 
 
 def may_run_upstreams(user) -> bool:
@@ -36,9 +38,12 @@ class UpstreamPowersMixin:
         fieldsets = super().get_fieldsets(request, obj)
         if may_run_upstreams(request.user):
             return fieldsets
+        # The transport cannot be changed here, so the other transport's section is noise.
+        unused = TRANSPORT_SECTIONS["http" if obj is None or obj.transport == "stdio" else "stdio"]
         return [
             (title, {**options, "fields": [MASKED_STAND_INS.get(f, f) for f in options["fields"]]})
             for title, options in fieldsets
+            if unused not in options.get("classes", ())
         ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Upstream | None = None):

@@ -17,7 +17,8 @@ class InheritOnOffSelect(forms.NullBooleanSelect):
 
 class ReadableFieldsMixin:
     """For ModelAdmins: nullable booleans read Inherit / On / Off, and help texts show as
-    written (Django marks them safe, so a text like '<upstream>__<tool>' would vanish as a tag)."""
+    written, in forms and read-only views alike (Django marks them safe, so a text like
+    '<upstream>__<tool>' would vanish as a tag)."""
 
     def formfield_for_dbfield(self, db_field: models.Field, request, **kwargs):
         if isinstance(db_field, models.BooleanField) and db_field.null:
@@ -26,3 +27,13 @@ class ReadableFieldsMixin:
         if field is not None and db_field.help_text:
             field.help_text = escape(db_field.help_text)
         return field
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        # Read-only fields (view-only staff) take their help text from the form's Meta.
+        escaped = {
+            field.name: escape(field.help_text)
+            for field in self.opts.get_fields()
+            if getattr(field, "help_text", "")
+        }
+        kwargs["help_texts"] = {**escaped, **kwargs.get("help_texts", {})}
+        return super().get_form(request, obj, change, **kwargs)

@@ -154,10 +154,32 @@ def test_staff_who_are_not_superusers_never_see_an_upstreams_secrets(request, wh
         assert not [secret for secret in SECRETS if secret in page], url
     change = staff.get(pages[1]).content.decode()
     assert "http://***@127.0.0.1:9/mcp?api_key=***&amp;region=eu" in change
-    assert "Authorization: ••••••••" in change and "TOKEN=••••••••" in change
+    assert "Authorization: ••••••••" in change
     # Searching the list must not reveal the URL one guess at a time.
     found = staff.get(pages[0], {"q": "PASSWORD9"}).context["cl"].result_count
     assert found == 0
+
+
+HTTP_SECTION, STDIO_SECTION = "HTTP (Streamable HTTP or legacy SSE)", "Local process (stdio)"
+
+
+def test_view_only_staff_see_an_http_upstreams_url_and_headers_masked_and_no_stdio_section(viewer):
+    upstream = UpstreamFactory(**{**REMOTE, "headers": {**REMOTE["headers"], "X-Org": "${ORG}"}})
+    page = viewer.get(reverse("admin:gateway_upstream_change", args=[upstream.pk])).content.decode()
+    assert HTTP_SECTION in page and STDIO_SECTION not in page
+    assert "http://***@127.0.0.1:9/mcp?api_key=***&amp;region=eu" in page
+    # Masked as a superuser's form shows them: placeholders stay readable, values never.
+    assert "Authorization: ••••••••\nX-Org: ${ORG}" in page
+    assert not [secret for secret in SECRETS if secret in page]
+    # The help text is shown as written, not swallowed as an HTML tag.
+    assert "Used as the tool prefix: &#x27;&lt;name&gt;__&lt;tool&gt;&#x27;." in page
+
+
+def test_view_only_staff_see_a_stdio_upstreams_command_and_env_masked_and_no_http_section(viewer):
+    upstream = UpstreamFactory(name="local", args=["--port", "1"], env={"TOKEN": "ENV9"})
+    page = viewer.get(reverse("admin:gateway_upstream_change", args=[upstream.pk])).content.decode()
+    assert STDIO_SECTION in page and HTTP_SECTION not in page
+    assert upstream.command in page and "TOKEN=••••••••" in page and "ENV9" not in page
 
 
 def test_a_failed_connection_test_names_the_url_with_its_credentials_masked(superuser):
