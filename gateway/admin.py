@@ -3,6 +3,8 @@
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.urls import path
+from django.utils.html import format_html
+from django.utils.timezone import localtime
 from django.views.decorators.http import require_POST
 
 from gateway.admin_actions import disable_upstreams, enable_upstreams
@@ -14,16 +16,20 @@ from gateway.admin_powers import UpstreamPowersMixin
 from gateway.admin_test_connection import connection_check_view
 from gateway.audit.admin import AuditEventAdmin  # noqa: F401  (registers the audit trail)
 from gateway.models import Upstream
-from gateway.upstream_status import upstream_status
+from gateway.upstream_status import health_badge, upstream_status
 from localrouter.admin_fields import ReadableFieldsMixin
 from localrouter.change_audit import AuditedAdminMixin
 from localrouter.url_masking import mask_url
+
+TARGET_CHARS = 120
+"""A longer command line or URL is cut in the list (the whole one is its tooltip)."""
 
 
 @admin.register(Upstream)
 class UpstreamAdmin(AuditedAdminMixin, ReadableFieldsMixin, UpstreamPowersMixin, admin.ModelAdmin):
     form = UpstreamAdminForm
-    list_display = ["name", "transport", "target", "enabled", "timeout_seconds", "updated_at"]
+    # Health, not the enabled flag: an enabled upstream may well be failing.
+    list_display = ["name", "transport", "target", "health", "timeout", "updated"]
     list_filter = ["transport", "enabled"]
     search_fields = ["name", "command", "url", "notes"]
     actions = [enable_upstreams, disable_upstreams]
@@ -42,8 +48,29 @@ class UpstreamAdmin(AuditedAdminMixin, ReadableFieldsMixin, UpstreamPowersMixin,
     @admin.display(description="command or URL")
     def target(self, upstream: Upstream) -> str:
         if upstream.transport == "stdio":
-            return " ".join([upstream.command, *upstream.args])[:120]
-        return mask_url(upstream.url)
+            text = " ".join([upstream.command, *upstream.args])
+        else:
+            text = mask_url(upstream.url)
+        shown = text if len(text) <= TARGET_CHARS else text[: TARGET_CHARS - 1] + "…"
+        return format_html('<span title="{}">{}</span>', text, shown)
+
+    @admin.display(description="health in this worker")
+    def health(self, upstream: Upstream) -> str:
+        badge = health_badge(upstream)
+        return format_html(
+            '<span class="health health-{}" title="{}">{}</span>',
+            badge.level,
+            badge.detail or badge.text,
+            badge.text,
+        )
+
+    @admin.display(description="timeout", ordering="timeout_seconds")
+    def timeout(self, upstream: Upstream) -> str:
+        return f"{upstream.timeout_seconds:g} s"
+
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, upstream: Upstream) -> str:
+        return f"{localtime(upstream.updated_at):%Y-%m-%d %H:%M}"
 
     def get_urls(self):
         check = self.admin_site.admin_view(require_POST(self.test_connection_view))

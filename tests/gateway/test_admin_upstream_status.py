@@ -1,17 +1,22 @@
-"""The upstream page and the overview show each upstream's state, last error and stderr."""
+"""The upstream page, the upstream list and the overview show each upstream's state, last
+error and stderr."""
 
+import html
+import re
 import sys
 from types import SimpleNamespace
 
+import anyio
 import pytest
 from django.urls import reverse
 
 from gateway import runtime
 from gateway.listings import PENDING, UpstreamListing
 from gateway.upstream_status import upstream_health
-from gateway.upstreams import UpstreamSpec
+from gateway.upstreams import UpstreamConnection, UpstreamSpec, stderr_tail
 from tests.e2e.live import SERVERS
 from tests.factories import UpstreamFactory
+from tests.fixtures.upstreams import fixture_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +91,71 @@ def test_upstream_health_without_a_running_gateway_says_not_started(monkeypatch)
     monkeypatch.setattr(runtime, "_gateway", None)
     UpstreamFactory(name="files")
     assert [row.state for row in upstream_health()] == ["not started"]
+
+
+def health_cells(page: str) -> dict[str, tuple[str, str]]:
+    """upstream -> (health level, text) from the upstream list's rows."""
+    rows = re.findall(
+        r'<th class="field-name"><a [^>]*>([^<]+)</a></th>.*?'
+        r'<span class="health health-(\w+)" title="[^"]*">([^<]*)</span>',
+        page,
+        re.S,
+    )
+    return {name: (level, html.unescape(text)) for name, level, text in rows}
+
+
+def test_the_upstream_list_shows_health_so_failing_upstreams_never_look_ok(
+    staff, gateway, monkeypatch
+):
+    monkeypatch.delenv("LR_TEST_UNSET_TOKEN", raising=False)
+    for name in ("files", "broken", "slow", "idle"):
+        UpstreamFactory(name=name, command=sys.executable)
+    UpstreamFactory(name="no-command", command="/nonexistent/mcp-server")
+    UpstreamFactory(name="needs-token", command=sys.executable, env={"T": "${LR_TEST_UNSET_TOKEN}"})
+    UpstreamFactory(name="off", enabled=False)
+    spec = UpstreamSpec(name="x", transport="stdio", command="x")
+    tool = SimpleNamespace(name="t")
+    gateway.listings._listings["files"] = UpstreamListing(spec=spec, tools=[tool, tool])
+    gateway.listings._listings["broken"] = UpstreamListing(
+        spec=spec, error="upstream 'broken' crashed: exited with status 3"
+    )
+    gateway.listings._reads._reads["slow"] = object()  # a start in flight (or hanging)
+    page = staff.get(reverse("admin:gateway_upstream_changelist")).content.decode()
+    health = health_cells(page)
+    level, text = health.pop("needs-token")
+    assert level == "failing" and text.startswith("won't start: set LR_TEST_UNSET_TOKEN in the")
+    assert health == {
+        "broken": ("failing", "failing: exited with status 3"),
+        "files": ("ok", "ok: 2 tools"),
+        "idle": ("idle", "not started yet"),
+        "no-command": ("failing", "won't start: command not found: /nonexistent/mcp-server"),
+        "off": ("disabled", "disabled"),
+        "slow": ("starting", "starting…"),
+    }
+    # A reason cut short is whole in the tooltip.
+    whole = "won't start: set LR_TEST_UNSET_TOKEN in the gateway's environment (or .env file)"
+    assert f'title="{html.escape(whole)}"' in page
+
+
+def test_an_informational_stderr_line_of_a_healthy_upstream_is_not_its_last_error(staff, gateway):
+    UpstreamFactory(name="echo")
+    broken = failing_upstream()
+    staff.post(reverse("admin:gateway_upstream_test", args=[broken.pk]))  # stderr, then failing
+
+    async def complain() -> None:  # a healthy upstream writes an ordinary line to stderr
+        connection = UpstreamConnection(fixture_spec(env={"API_KEY": "sk-0123456789"}))
+        try:
+            await connection.call_tool("complain", {"name": "API_KEY"})
+            with anyio.fail_after(10):
+                while not stderr_tail("echo"):
+                    await anyio.sleep(0.02)
+        finally:
+            await connection.aclose()
+
+    anyio.run(complain)
+    spec = UpstreamSpec(name="x", transport="stdio", command="x")
+    gateway.listings._listings["echo"] = UpstreamListing(spec=spec)
+    gateway.listings._listings["broken"] = UpstreamListing(spec=spec, error="exited")
+    page = staff.get(reverse("admin:indexing_sessionrecord_overview")).content.decode()
+    assert "starting with API_KEY=" not in page
+    assert "fixture: refusing to start" in page  # the failing upstream's stderr still is
