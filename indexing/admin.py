@@ -244,15 +244,15 @@ def _overview_charts(overview: reports.Overview) -> dict:
 
 @admin.register(IndexedLabel)
 class IndexedLabelAdmin(admin.ModelAdmin):
+    # A label is `<tool>:<run>`, so the tool and run need no columns of their own: the rest
+    # then fits beside the filters at 1400 px.
     list_display = [
         "label",
-        "tool",
-        "run",
-        "original_bytes",
-        "delivered_bytes",
+        "received",
+        "placeholder",
         "lines",
         "chunks",
-        "seconds_to_index",
+        "index_time",
         "session_link",
     ]
     list_display_links = None
@@ -265,6 +265,18 @@ class IndexedLabelAdmin(admin.ModelAdmin):
     search_fields = ["label", "tool"]
     show_full_result_count = False
     list_per_page = 100
+
+    @admin.display(description="received", ordering="original_bytes")
+    def received(self, label: IndexedLabel) -> str:
+        return filesizeformat(label.original_bytes)
+
+    @admin.display(description="placeholder", ordering="delivered_bytes")
+    def placeholder(self, label: IndexedLabel) -> str:
+        return filesizeformat(label.delivered_bytes)
+
+    @admin.display(description="time to index", ordering="seconds_to_index")
+    def index_time(self, label: IndexedLabel) -> str:
+        return f"{label.seconds_to_index:.2f} s"
 
     @admin.display(description="session", ordering="session__started_at")
     def session_link(self, label: IndexedLabel) -> str:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from indexing.chart_labels import GAP, label_column, label_lines
+
 RECEIVED = "#79aec8"
 DELIVERED = "#417690"
 Formatter = Callable[[float], str]
@@ -39,9 +41,8 @@ class Series:
     color: str
 
 
-MAX_LABEL_CHARS = 26
-"""Longer row names are cut (the full name is the label's tooltip): 26 characters fit in
-the 200 units left of the bars at the charts' 12-unit font."""
+TWO_LINE_ROW = 30
+"""The least height of a row whose name takes two lines of the 12-unit font."""
 
 
 def _n(value: float) -> str:
@@ -103,27 +104,24 @@ def paired_bar_chart(
     legend: bool = True,
 ) -> SafeString:
     """Horizontal bars in groups: one group per row name, one bar per series."""
-    label_width, value_width, bar_height, gap = 200, 90, 16, 10
+    value_width, bar_height, gap = 90, 16, 10
+    # Long names widen the label column up to a point, then take two lines (cut if need be).
+    label_width = round(label_column([name for name, _ in rows], width))
     top = 22 if legend else 6
+    labels = [label_lines(name, label_width - GAP) for name, _ in rows]
     group_height = bar_height * len(series) + gap
+    if any(len(lines) > 1 for lines in labels):
+        group_height = max(group_height, TWO_LINE_ROW)
     height = top + max(1, len(rows)) * group_height
     largest = max((v for _, values in rows for v in values), default=0) or 1
     scale = (width - label_width - value_width) / largest
     parts = [_legend(series, label_width, 4)] if legend else []
     if not rows:
         parts.append(format_html('<text x="{}" y="{}">No data yet.</text>', label_width, top + 12))
-    for n, (name, values) in enumerate(rows):
+    for n, ((name, values), lines) in enumerate(zip(rows, labels, strict=True)):
         y = top + n * group_height
-        shown = name if len(name) <= MAX_LABEL_CHARS else name[: MAX_LABEL_CHARS - 1] + "…"
         parts.append(
-            format_html(
-                '<text x="{}" y="{}" text-anchor="end" fill="currentColor">{}<title>{}</title>'
-                "</text>",
-                label_width - 6,
-                _n(y + bar_height * len(series) / 2 + 4),
-                shown,
-                name,
-            )
+            _row_label(name, lines, label_width - GAP + 4, y + bar_height * len(series) / 2)
         )
         for k, (value, line) in enumerate(zip(values, series, strict=False)):
             bar_y, bar_width = y + k * bar_height, max(value * scale, 1 if value else 0)
@@ -145,6 +143,26 @@ def paired_bar_chart(
                 )
             )
     return _svg(width, height, title, SafeString("".join(parts)), "bar-chart")
+
+
+def _row_label(name: str, lines: tuple[str, ...], x: int, middle: float) -> SafeString:
+    """A row's name ending at `x`, its lines centred on `middle`, the whole name its tooltip."""
+    if len(lines) == 1:
+        return format_html(
+            '<text x="{}" y="{}" text-anchor="end" fill="currentColor">{}<title>{}</title></text>',
+            x,
+            _n(middle + 4),
+            lines[0],
+            name,
+        )
+    spans = format_html_join(
+        "",
+        '<tspan x="{}" y="{}">{}</tspan>',
+        ((x, _n(middle - 3.5 + 13 * k), line) for k, line in enumerate(lines)),
+    )
+    return format_html(
+        '<text text-anchor="end" fill="currentColor">{}<title>{}</title></text>', spans, name
+    )
 
 
 def column_chart(

@@ -14,6 +14,8 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
+from clients.models import Client
+from clients.services import client_create
 from tests.e2e import test_admin_browser as browser_tests
 from tests.e2e.live import ECHO, LiveGateway, create_superuser, start_gateway, stop_gateway
 from tests.e2e.test_admin_browser import PASSWORD, admin_url, log_in, screenshot
@@ -53,9 +55,21 @@ def test_the_admin_is_branded_localrouter(page: Page, gateway: LiveGateway, tmp_
     screenshot(page, "admin-home.png", tmp_path)
 
 
+def polish_client_id() -> int:
+    """A client for the pages that belong to one (created on first need)."""
+    client = Client.objects.filter(name="polish").first()
+    return (client or client_create(name="polish", upstreams=None)[0]).pk
+
+
 @pytest.mark.parametrize(
     "path",
-    ["gateway/upstream/import/", "indexing/sessionrecord/overview/", "REPORT"],
+    [
+        "gateway/upstream/import/",
+        "indexing/sessionrecord/overview/",
+        "gateway/upstream/live-sessions/",
+        "CATALOG",
+        "REPORT",
+    ],
 )
 def test_custom_pages_have_the_same_breadcrumbs_as_stock_ones(page: Page, gateway, path):
     log_in(page, gateway)
@@ -64,6 +78,9 @@ def test_custom_pages_have_the_same_breadcrumbs_as_stock_ones(page: Page, gatewa
     if path == "REPORT":
         page.goto(admin_url(gateway, "indexing/sessionrecord/"))
         page.locator("#result_list tbody tr a").first.click()
+    elif path == "CATALOG":
+        client_id = gateway.orm(polish_client_id)
+        page.goto(admin_url(gateway, f"gateway/upstream/catalog-preview/{client_id}/"))
     else:
         page.goto(admin_url(gateway, path))
     assert breadcrumbs_background(page) == stock

@@ -4,7 +4,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from indexing import charts
+from indexing import chart_labels, charts
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -52,3 +52,36 @@ def test_a_column_chart_draws_one_column_per_day_and_series():
 )
 def test_sizes_are_shown_in_binary_units(size, shown):
     assert charts.size(size) == shown
+
+
+def shown_labels(svg: str) -> dict[str, str]:
+    """Each row label's tooltip (the whole name) -> the text drawn, lines joined by '|'."""
+    labels = {}
+    for text in parse(svg).iter(f"{SVG}text"):
+        title = text.find(f"{SVG}title")
+        if title is not None:
+            lines = [span.text for span in text.iter(f"{SVG}tspan")] or [text.text]
+            labels[title.text] = "|".join(lines)
+    return labels
+
+
+def test_long_tool_names_keep_their_tool_part_visible_on_a_second_line():
+    upstream = "remote-http-with-a-long-name"
+    rows = [(f"{upstream}__get_current_weather_forecast", 40), (f"{upstream}__list_calendars", 30)]
+    rows += [("IndexSearch", 5)]
+    labels = shown_labels(charts.bar_chart(rows, title="Busiest tools (calls)"))
+    assert labels == {
+        f"{upstream}__get_current_weather_forecast": f"{upstream}__|get_current_weather_forecast",
+        f"{upstream}__list_calendars": f"{upstream}__|list_calendars",
+        "IndexSearch": "IndexSearch",
+    }
+
+
+def test_a_label_too_long_even_for_two_lines_is_cut_and_whole_in_its_tooltip():
+    name = "w" * 40 + "__" + "get_" * 30
+    svg = charts.bar_chart([(name, 1)], title="Busiest")
+    first, second = shown_labels(svg)[name].split("|")
+    assert first.endswith("…") and second.startswith("get_get_") and second.endswith("…")
+    # Each line fits the label column, however wide the browser's sans-serif font draws it.
+    column = float(next(r for r in parse(svg).iter(f"{SVG}rect")).get("x"))
+    assert max(chart_labels.text_width(first), chart_labels.text_width(second)) <= column - 6
