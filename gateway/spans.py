@@ -1,10 +1,11 @@
-"""The spans the gateway opens itself: one per client call, and its indexing work.
+"""What the gateway adds to the SDK's spans: each call's facts, and its indexing work.
 
-Around them, the SDK opens the exchange's SERVER span (its server middleware, parented on
-the client's trace context) and a CLIENT span per upstream request (its dispatcher, which
-also writes the context into the request's `_meta`). Attributes name who and what, never
-arguments, content or tokens; with nothing recording (no exporter configured) they are not
-even computed.
+The SDK opens the exchange's SERVER span (its server middleware, parented on the client's
+trace context) and a CLIENT span per upstream request (its dispatcher, which also writes
+the context into the request's `_meta`). The gateway writes each call's facts on the
+exchange's span and opens spans for compressing and indexing a large response.
+Attributes name who and what, never arguments, content or tokens; with nothing recording
+(no exporter configured) they are not even computed.
 """
 
 from __future__ import annotations
@@ -25,31 +26,16 @@ from indexing.engine.stats import CompressionStats
 
 @contextmanager
 def call_span(call: CallFacts) -> Iterator[None]:
-    """The span of one client call (`CallMonitor`'s span factory); its outcome is set at the end."""
-    if not trace.get_current_span().is_recording():
-        # Nothing records the exchange (no exporter, or sampled out): a span of the call
-        # would not be recorded either, and the exchange's context is already current.
+    """`CallMonitor`'s span factory: the call's facts, once known, go on the span of the
+    exchange that carries it (the SDK's server span). A span of its own would add a third
+    span to every small call for the same information (docs/benchmarks.md)."""
+    span = trace.get_current_span()
+    try:
         yield
-        return
-    with tracer.start_as_current_span(
-        _call_span_name(call), record_exception=False, set_status_on_exception=False
-    ) as span:
-        try:
-            yield
-        finally:
-            if span.is_recording():
-                _describe_call(span, call)
-
-
-def _call_span_name(call: CallFacts) -> str:
-    """Bounded names: the client's own words for an unknown name never become one."""
-    if call.outcome == "unknown":
-        return f"{call.kind} (unknown)"
-    if call.kind == "index":
-        return call.name
-    if call.kind in ("tool", "prompt"):
-        return f"{call.kind} {call.upstream}/{call.name}"
-    return f"{call.kind} {call.upstream}"
+    finally:
+        # Not once that span has ended (a 2026-07-28 call answered over several rounds).
+        if span.is_recording():
+            _describe_call(span, call)
 
 
 def _describe_call(span: Span, call: CallFacts) -> None:
@@ -63,10 +49,9 @@ def _describe_call(span: Span, call: CallFacts) -> None:
     }
     if call.upstream:
         attributes["localrouter.upstream"] = call.upstream
-    if call.outcome != "unknown" and call.kind in ("tool", "index"):
-        attributes["gen_ai.tool.name"] = call.name
-    elif call.outcome != "unknown" and call.kind == "prompt":
-        attributes["gen_ai.prompt.name"] = call.name
+    if call.kind in ("tool", "prompt") and call.outcome != "unknown":
+        # As the upstream knows it; the SDK names the exposed one (`gen_ai.tool.name`).
+        attributes[f"localrouter.{call.kind}"] = call.name
     if call.reason:
         attributes["localrouter.reason"] = call.reason
     span.set_attributes(attributes)

@@ -12,6 +12,7 @@ import hashlib
 import json
 
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from tests.e2e.live import running_gateway, stdio_upstream
 from tests.fixtures.otlp_receiver import ReceivedSpan, running_otlp_receiver
@@ -142,39 +143,53 @@ async def test_spans_of_the_exchange_the_upstream_call_and_indexing_arrive_in_th
         echoed = await client.call_tool("echo__echo", {"text": SECRET_ARGUMENT}, meta=meta)
         big = await client.call_tool("echohttp__big_text", {"size": 100_000}, meta=meta)
         found = await client.call_tool("IndexSearch", {"queries": ["xxx"]}, meta=meta)
+        with pytest.raises(MCPError):
+            await client.call_tool("echo__no_such_tool", {}, meta=meta)
     assert echoed.content[0].text == SECRET_ARGUMENT
     assert "indexed as" in big.content[0].text
     assert not found.is_error
 
     names = {
         "tools/call echohttp__trace_context",
-        "tool echohttp/trace_context",
         "MCP send tools/call trace_context",
-        "tool echo/echo",
+        "tools/call echo__echo",
+        "MCP send tools/call echo",
+        "tools/call echohttp__big_text",
         "compress response",
         "index response",
-        "IndexSearch",
+        "tools/call IndexSearch",
+        "tools/call echo__no_such_tool",
     }
     spans = [s for s in receiver.wait_for(in_trace(trace_id, names)) if s.trace_id == trace_id]
     by_name = {span.name: span for span in spans}
     exchange = by_name["tools/call echohttp__trace_context"]
-    call = by_name["tool echohttp/trace_context"]
     sent = by_name["MCP send tools/call trace_context"]
     assert (exchange.kind, exchange.parent_span_id) == (SERVER, CLIENT_SPAN_ID)
-    assert call.parent_span_id == exchange.span_id
-    assert (sent.kind, sent.parent_span_id) == (CLIENT, call.span_id)
+    assert (sent.kind, sent.parent_span_id) == (CLIENT, exchange.span_id)
     # The upstream's parent is the gateway's span for the request it received.
     assert ids(seen["meta"]["traceparent"]) == (trace_id, sent.span_id)
     assert seen["headers"]["traceparent"] == seen["meta"]["traceparent"]
 
-    assert call.attributes["localrouter.upstream"] == "echohttp"
-    assert call.attributes["localrouter.client"] == "alice"
-    assert call.attributes["localrouter.outcome"] == "ok"
-    assert by_name["compress response"].attributes["localrouter.indexed"] is True
+    # The call's facts are on its exchange's span.
+    assert exchange.attributes["localrouter.upstream"] == "echohttp"
+    assert exchange.attributes["localrouter.tool"] == "trace_context"
+    assert exchange.attributes["localrouter.client"] == "alice"
+    assert exchange.attributes["localrouter.outcome"] == "ok"
+    compressed = by_name["compress response"]
+    assert compressed.parent_span_id == by_name["tools/call echohttp__big_text"].span_id
+    assert compressed.attributes["localrouter.indexed"] is True
     indexed = by_name["index response"].attributes
     assert indexed["localrouter.index.original_bytes"] == 100_000
     assert str(indexed["localrouter.index.label"]).startswith("echohttp__big_text:")
-    assert by_name["IndexSearch"].attributes["localrouter.call.kind"] == "index"
+    search = by_name["tools/call IndexSearch"].attributes
+    assert search["localrouter.call.kind"] == "index"
+    assert search["localrouter.bytes_delivered"] > 0
+    unknown = by_name["tools/call echo__no_such_tool"].attributes
+    assert (unknown["localrouter.outcome"], unknown["localrouter.reason"]) == (
+        "unknown",
+        "unknown_tool",
+    )
+    assert "localrouter.tool" not in unknown
     assert {span.service for span in spans} == {"localrouter"}
     # Arguments and tokens never ride on a span.
     values = " ".join(str(v) for span in spans for v in span.attributes.values())
