@@ -41,9 +41,14 @@ def _event(row: dict[str, Any]) -> AuditEvent:
 
 
 def _write(rows: list[dict[str, Any]]) -> None:
+    # Before and after, as around a request: this runs in whichever executor thread is free,
+    # and a connection left open there would outlive CONN_MAX_AGE.
     close_old_connections()
-    # Fifty rows an INSERT: on SQLite, bigger statements took twice the CPU per row.
-    AuditEvent.objects.bulk_create((_event(row) for row in rows), batch_size=INSERT_ROWS)
+    try:
+        # Fifty rows an INSERT: on SQLite, bigger statements took twice the CPU per row.
+        AuditEvent.objects.bulk_create((_event(row) for row in rows), batch_size=INSERT_ROWS)
+    finally:
+        close_old_connections()
 
 
 def _write_each(rows: list[dict[str, Any]]) -> tuple[int, str]:
