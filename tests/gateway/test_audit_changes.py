@@ -2,6 +2,7 @@
 who, what and which fields, and never a secret value."""
 
 import json
+from io import StringIO
 
 import pytest
 from django.contrib import admin
@@ -108,6 +109,16 @@ def test_commands_record_who_ran_them(tmp_path, capsys):
     assert events[0]["actor"].endswith("(manage.py import_mcp_servers)")
     assert events[-1]["actor"].endswith("(manage.py regenerate_token)")
     assert token not in json.dumps(events)
+
+
+def test_demo_clients_added_and_cleared_are_recorded():
+    call_command("demo_data", "--sessions", "1", stdout=StringIO())
+    call_command("demo_data", "--clear", "--sessions", "0", stdout=StringIO())
+    events = changes()
+    added = {e["name"] for e in events if e["action"] == "added"}
+    deleted = {e["name"] for e in events if e["action"] == "deleted"}
+    assert added and added == deleted
+    assert {e["actor"].split(" ", 1)[1] for e in events} == {"(manage.py demo_data)"}
 
 
 def test_a_dry_run_import_records_nothing(tmp_path):

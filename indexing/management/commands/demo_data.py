@@ -20,6 +20,7 @@ from django.utils import timezone
 from clients.models import Client
 from clients.services import client_create
 from indexing.models import IndexedLabel, SessionRecord
+from localrouter.change_audit import command_actor, record_change
 from localrouter.tool_names import TOOL_NAME_SEPARATOR
 
 DEMO_PREFIX = "demo-"
@@ -129,7 +130,7 @@ def demo_client(name: str) -> Client:
     """
     client = Client.objects.filter(name=name).first()
     if client is None:
-        client = client_create(name=name, notes=DEMO_NOTES)[0]
+        client = client_create(name=name, notes=DEMO_NOTES, actor=command_actor("demo_data"))[0]
         client.is_active = False
         client.save(update_fields=["is_active"])
     elif client.notes != DEMO_NOTES or client.is_active:
@@ -140,7 +141,11 @@ def demo_client(name: str) -> Client:
 def demo_data_clear() -> tuple[int, int]:
     """Delete the demo sessions and the demo clients; (sessions, clients) removed."""
     _, deleted = SessionRecord.objects.filter(key__startswith=DEMO_PREFIX).delete()
-    clients, _ = Client.objects.filter(name__in=CLIENTS, notes=DEMO_NOTES, is_active=False).delete()
+    demo = Client.objects.filter(name__in=CLIENTS, notes=DEMO_NOTES, is_active=False)
+    with transaction.atomic():
+        for client in demo:
+            record_change(actor=command_actor("demo_data"), action="deleted", obj=client)
+        clients, _ = demo.delete()
     return deleted.get(SessionRecord._meta.label, 0), clients
 
 
