@@ -42,6 +42,7 @@ def spec_for(upstream: Upstream, environ: Mapping[str, str] | None = None) -> Up
         headers={key: fill(value) for key, value in upstream.headers.items()},
         timeout=upstream.timeout_seconds,
         unset=tuple(unset),
+        max_message_bytes=settings.UPSTREAM_MAX_MESSAGE_BYTES,
     )
 
 

@@ -60,6 +60,11 @@ try:
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)
     )
+    # The largest message read from an upstream: a stdio line, a Streamable HTTP event. A
+    # stdio upstream that sends more is stopped (its calls get an error naming this setting).
+    UPSTREAM_MAX_MESSAGE_BYTES = int(
+        config.number("LOCALROUTER_UPSTREAM_MAX_MESSAGE_MIB", 64, minimum=1) * 2**20
+    )
     # Indexed text each session's store (each 2026-07-28 client's) holds before evicting.
     INDEX_MAX_BYTES = int(config.number("LOCALROUTER_INDEX_MAX_MIB", 256, minimum=1) * 2**20)
     # Session reports older than this many days are removed by `manage.py prune_sessions`.

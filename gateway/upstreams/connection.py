@@ -222,7 +222,11 @@ class UpstreamConnection:
                 result = await send(live.client)
         except Exception as exc:  # every failure is translated; nothing raw leaves this class
             error = call_error(self.spec, exc, session_broken=live.broken)
-            if error.kind == "crashed":
+            if error.kind == "crashed" and live.close_reason is not None:
+                # The transport said why it ended (and logged it): that is the call's error.
+                error = live.close_reason
+                self._note_crash(live, error, log=False)
+            elif error.kind == "crashed":
                 self._note_crash(live, error)
             raise error from None
         self.backoff.record_success()
@@ -240,7 +244,8 @@ class UpstreamConnection:
             if live is not None and live.usable:
                 return live
             if live is not None:
-                self._note_crash(live, None)
+                reason = live.close_reason  # already logged by the transport when set
+                self._note_crash(live, reason, log=reason is None)
             wait = self.backoff.remaining()
             if wait > 0:
                 reason = (
@@ -268,7 +273,9 @@ class UpstreamConnection:
         self._prefer_modern = live.prefer_modern
         return live
 
-    def _note_crash(self, live: LiveSession, error: UpstreamError | None) -> None:
+    def _note_crash(
+        self, live: LiveSession, error: UpstreamError | None, *, log: bool = True
+    ) -> None:
         """Retire a broken session once; its owner tears it down in the background."""
         if self._live is not live:
             return
@@ -278,9 +285,12 @@ class UpstreamConnection:
             self.spec.name, "crashed", "the connection to the upstream was lost"
         )
         self.backoff.record_failure()
-        logger.warning(
-            "upstream %r: %s; it restarts on next use", self.spec.name, self._last_failure.message
-        )
+        if log:
+            logger.warning(
+                "upstream %r: %s; it restarts on next use",
+                self.spec.name,
+                self._last_failure.message,
+            )
 
     def _client_or_none(self) -> Client | None:
         live = self._live

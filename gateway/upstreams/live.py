@@ -54,6 +54,8 @@ class LiveSession:
     client: Client | None = None
     failure: UpstreamError | None = None
     broken: bool = False
+    close_reason: UpstreamError | None = None
+    """Why the transport ended, when it said (a message over the size limit)."""
     ready: anyio.Event = field(default_factory=anyio.Event)
     done: anyio.Event = field(default_factory=anyio.Event)
     _stop: anyio.Event = field(default_factory=anyio.Event)
@@ -116,7 +118,7 @@ class LiveSession:
                 self.failure = self._interrupted_start()
         except Exception as exc:  # boundary: a transport that blows up must not kill the loop
             if not self.ready.is_set():
-                self.failure = startup_error(self.spec, exc)
+                self.failure = self.close_reason or startup_error(self.spec, exc)
             else:
                 logger.warning(
                     "upstream %r: session ended with an error: %s",
@@ -157,7 +159,9 @@ class LiveSession:
         self._attempt += 1
         attempt = self._attempt
 
-        def closed() -> None:
+        def closed(reason: UpstreamError | None) -> None:
+            if reason is not None and attempt == self._attempt:
+                self.close_reason = reason
             # A refused legacy attempt closes too; only a published session counts.
             if attempt == self._attempt and self.client is not None:
                 self.mark_broken()

@@ -10,6 +10,9 @@ from localrouter.url_masking import mask_url
 Transport = Literal["stdio", "http", "sse"]
 
 START_TIMEOUT_FLOOR = 30.0
+MAX_MESSAGE_SETTING = "LOCALROUTER_UPSTREAM_MAX_MESSAGE_MIB"
+"""The setting that caps one message from an upstream (`max_message_bytes`)."""
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 2**20
 MIN_SECRET_LENGTH = 4
 """Shorter env or header values are not redacted from messages: they would mangle the text."""
 
@@ -30,6 +33,8 @@ class UpstreamSpec:
     start_timeout: float | None = None
     unset: tuple[str, ...] = ()
     """Placeholder variables the gateway's environment lacks: starting fails naming them."""
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    """The largest message read from the upstream (a stdio line, an HTTP event)."""
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -42,6 +47,8 @@ class UpstreamSpec:
             raise ValueError(f"upstream {self.name!r}: unknown transport {self.transport!r}")
         if self.timeout <= 0:
             raise ValueError(f"upstream {self.name!r}: timeout must be positive")
+        if self.max_message_bytes <= 0:
+            raise ValueError(f"upstream {self.name!r}: max_message_bytes must be positive")
         # Callers may hand in lists; a frozen spec keeps a tuple.
         object.__setattr__(self, "args", tuple(self.args))
         object.__setattr__(self, "unset", tuple(self.unset))

@@ -4,7 +4,7 @@ Many servers print a banner ("Server running on stdio") before speaking JSON-RPC
 `BANNER_LINE_LIMIT` such lines before the handshake are skipped and logged as one line once
 the handshake succeeds; more make the start fail at once with a protocol error (logged once,
 by whoever started it). After the handshake, the first such line of a session is logged
-and the rest are ignored. The SDK's own traceback for every unparsable line is silenced.
+and the rest are ignored (the stdio transport hands such lines over without logging them).
 """
 
 from __future__ import annotations
@@ -19,22 +19,6 @@ from gateway.upstreams.spec import UpstreamSpec
 logger = logging.getLogger(__name__)
 BANNER_LINE_LIMIT = 50
 SAMPLE_CHARS = 120
-_SDK_PARSE_FAILURE = "Failed to parse JSONRPC message from server"
-
-
-class _SdkParseTracebacks(logging.Filter):
-    """Drops the SDK's traceback for each unparsable stdout line; `StdoutNoise` reports."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.msg != _SDK_PARSE_FAILURE
-
-
-_filter = _SdkParseTracebacks()
-
-
-def silence_sdk_parse_tracebacks() -> None:
-    """Install the filter on the SDK's stdio logger (once; idempotent)."""
-    logging.getLogger("mcp.client.stdio").addFilter(_filter)
 
 
 class StdoutNoise:

@@ -1,4 +1,5 @@
-"""Build the SDK client transport for an `UpstreamSpec`, and watch it for closure."""
+"""Build the client transport for an `UpstreamSpec` (the SDK's for HTTP and SSE, the
+gateway's own for stdio: `stdio.py`), and watch it for closure."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from contextlib import asynccontextmanager
 import anyio
 import httpx2
 from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
@@ -22,12 +22,9 @@ from gateway.upstreams.errors import UpstreamError
 from gateway.upstreams.http_status import forget_refusal, note_refusals
 from gateway.upstreams.spec import UpstreamSpec
 from gateway.upstreams.stderr import stderr_relay
-from gateway.upstreams.stdout_noise import silence_sdk_parse_tracebacks
+from gateway.upstreams.stdio import stdio_transport
 from gateway.upstreams.trace_headers import carry_trace_context
 from gateway.upstreams.wire_quirks import mend
-
-MAX_SSE_EVENT_SIZE = 64 * 1024 * 1024
-"""Streamable HTTP events may carry large tool results; the SDK's default cap is 1 MiB."""
 
 
 def open_transport(spec: UpstreamSpec) -> Transport:
@@ -44,12 +41,7 @@ def open_transport(spec: UpstreamSpec) -> Transport:
             "this upstream's settings use them",
         )
     if spec.transport == "stdio":
-        silence_sdk_parse_tracebacks()
-        assert spec.command is not None  # UpstreamSpec validates this
-        params = StdioServerParameters(
-            command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
-        )
-        return _stdio_with_relay(spec, params)
+        return _stdio_with_relay(spec)
     assert spec.url is not None  # UpstreamSpec validates this
     if spec.transport == "sse":
         return sse_client(spec.url, headers=dict(spec.headers), timeout=spec.timeout)
@@ -59,7 +51,10 @@ def open_transport(spec: UpstreamSpec) -> Transport:
 @asynccontextmanager
 async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams]:
     """The Streamable HTTP transport with an HTTP client of its own, closed with it (the SDK
-    closes only the clients it makes itself, which would leave the connections open)."""
+    closes only the clients it makes itself, which would leave the connections open).
+
+    Its events may carry large tool results: they are capped at `spec.max_message_bytes`
+    like a stdio upstream's messages (the SDK's default is 1 MiB)."""
     assert spec.url is not None
     forget_refusal(spec.name)
     http_client = create_mcp_http_client(
@@ -71,26 +66,26 @@ async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams
     async with (
         http_client,
         streamable_http_client(
-            spec.url, http_client=http_client, max_sse_event_size=MAX_SSE_EVENT_SIZE
+            spec.url, http_client=http_client, max_sse_event_size=spec.max_message_bytes
         ) as streams,
     ):
         yield streams
 
 
 @asynccontextmanager
-async def _stdio_with_relay(
-    spec: UpstreamSpec, params: StdioServerParameters
-) -> AsyncIterator[TransportStreams]:
+async def _stdio_with_relay(spec: UpstreamSpec) -> AsyncIterator[TransportStreams]:
     """The stdio transport, its stderr logged with secrets redacted (never passed through)."""
-    async with stderr_relay(spec) as errlog, stdio_client(params, errlog=errlog) as streams:
+    async with stderr_relay(spec) as errlog, stdio_transport(spec, errlog) as streams:
         yield streams
 
 
 @asynccontextmanager
 async def watch_closed(
-    transport: Transport, on_closed: Callable[[], None]
+    transport: Transport, on_closed: Callable[[UpstreamError | None], None]
 ) -> AsyncIterator[TransportStreams]:
-    """Enter `transport`; call `on_closed` once its read side ends (EOF, child exit, teardown).
+    """Enter `transport`; call `on_closed` once its read side ends (EOF, child exit, teardown),
+    with the transport's own reason when it gave one (an `UpstreamError` as its last item,
+    such as a message over the size limit), before the session learns that it ended.
 
     What arrives is mended on the way (`wire_quirks`).
     """
@@ -98,14 +93,20 @@ async def watch_closed(
         relay_send, relay_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
         async def relay() -> None:
+            reason: UpstreamError | None = None
             try:
                 async with relay_send:
-                    async for item in read_stream:
-                        await relay_send.send(mend(item))
+                    try:
+                        async for item in read_stream:
+                            if isinstance(item, UpstreamError):
+                                reason = item
+                                break
+                            await relay_send.send(mend(item))
+                    finally:
+                        # Before relay_send closes: the calls it fails then see the reason.
+                        on_closed(reason)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
                 pass
-            finally:
-                on_closed()
 
         async with anyio.create_task_group() as tg, relay_receive:
             tg.start_soon(relay)
