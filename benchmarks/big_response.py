@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import statistics
 import subprocess
 import sys
@@ -38,12 +37,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0:1] = [str(ROOT)]  # run as a script: `benchmarks` and `tests` must be importable
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "localrouter.settings")
-import django  # noqa: E402
-
-django.setup()  # the live gateway helpers write its database with the ORM
 from benchmarks import _docs  # noqa: E402
-from tests.e2e.gateway_db import gateway_databases  # noqa: E402
+from benchmarks._live import gateway_databases_ready  # noqa: E402  (sets Django up first)
 from tests.e2e.live import LiveGateway, running_gateway, stdio_upstream  # noqa: E402
 from tests.fixtures.processes import child_pids  # noqa: E402
 
@@ -247,15 +242,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-docs", action="store_true")
     args = parser.parse_args(argv)
     machine = _docs.machine()
-    with tempfile.TemporaryDirectory(prefix="localrouter-big-") as tmp:
-        template, data = Path(tmp) / "template", Path(tmp) / "gateway"
-        template.mkdir()
-        data.mkdir()
-        with (
-            gateway_databases(template, contextlib.nullcontext),
-            running_gateway(data, UPSTREAMS, CLIENTS) as live,
-        ):
-            rows = asyncio.run(measure(live, args))
+    with (
+        tempfile.TemporaryDirectory(prefix="localrouter-big-") as tmp,
+        gateway_databases_ready(),
+        running_gateway(Path(tmp), UPSTREAMS, CLIENTS) as live,
+    ):
+        rows = asyncio.run(measure(live, args))
     report = "\n\n".join(
         [
             f"Machine: {machine}. Shared with other work (run under `nice`), so latencies "

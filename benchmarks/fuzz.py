@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import sys
 import tempfile
@@ -38,6 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0:1] = [str(ROOT)]  # run as a script: `benchmarks` and `tests` must be importable
 from benchmarks import _docs  # noqa: E402
+from benchmarks._live import gateway_databases_ready  # noqa: E402  (sets Django up first)
 from tests.e2e.live import (  # noqa: E402
     INITIALIZE,
     LiveGateway,
@@ -349,11 +349,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     machine = _docs.machine()  # its load average is the one before the run
     cases = generate(args.cases, args.seed)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "localrouter.settings")
-    import django
-
-    django.setup()  # the import parser reads no settings, but its package needs Django
-    with tempfile.TemporaryDirectory(prefix="localrouter-fuzz-") as tmp:
+    with gateway_databases_ready(), tempfile.TemporaryDirectory(prefix="localrouter-fuzz-") as tmp:
         live = start_gateway(
             Path(tmp), [stdio_upstream("echo", "echo_server.py")], [{"name": "fuzz"}]
         )

@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0:1] = [str(ROOT)]  # run as a script: `benchmarks` and `tests` must be importable
 from benchmarks import _docs  # noqa: E402
+from benchmarks._live import gateway_databases_ready  # noqa: E402  (sets Django up first)
 from tests.e2e.live import LiveGateway, start_daphne, start_gateway, stdio_upstream  # noqa: E402
 from tests.e2e.live import stop_gateway as stop_first  # noqa: E402
 from tests.e2e.loopback_proxies import round_robin  # noqa: E402
@@ -183,7 +184,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.workers > 1 and not args.redis:
         parser.error("--workers above 1 needs --redis")
     env = {"REDIS_URL": args.redis} if args.redis else {}
-    with tempfile.TemporaryDirectory(prefix="localrouter-load-") as tmp, ExitStack() as stack:
+    with (
+        gateway_databases_ready(),
+        tempfile.TemporaryDirectory(prefix="localrouter-load-") as tmp,
+        ExitStack() as stack,
+    ):
         live = start_gateway(
             Path(tmp), [stdio_upstream("echo", "echo_server.py")], [{"name": "load"}], **env
         )

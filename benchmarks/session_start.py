@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0:1] = [str(ROOT)]  # run as a script, `import benchmarks` must find the package
 from benchmarks import _docs  # noqa: E402
+from benchmarks._live import gateway_databases_ready  # noqa: E402  (sets Django up first)
 from tests.e2e.live import (  # noqa: E402
     LiveGateway,
     start_daphne,
@@ -148,7 +149,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="cold starts per scenario")
     parser.add_argument("--no-docs", action="store_true", help="do not update docs/benchmarks.md")
     options = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="lr-bench-") as workdir:
+    with gateway_databases_ready(), tempfile.TemporaryDirectory(prefix="lr-bench-") as workdir:
         rows = [measure(s, options.runs, Path(workdir)) for s in SCENARIOS]
     text = section(rows, options)
     print(text)
