@@ -5,7 +5,7 @@ Run from the repository root (well under a minute):
     .venv/bin/python benchmarks/catalog.py [--no-docs] [--runs 7] [--sessions 10]
 
 1. The 17 captured catalogs of `tests/fixtures/catalogs/` become upstream listings and go
-   through the gateway's own path: `gateway.catalog.merge` (exposed names `<server>__<tool>`
+   through the gateway's own path: `gateway.catalog.merged.merge` (exposed names `<server>__<tool>`
    from `ExposedMap`) and `plan_for` (`servers_of(strip_output=True)`, `plan_catalog` with the
    default threshold and the IndexSearch/IndexRead tools as fixed tools). Each phase is
    instrumented to report the bytes, visible and deferred tools after it.
@@ -42,20 +42,20 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "localrouter.settings")
 
 import django  # noqa: E402
 
-django.setup()  # gateway.catalog imports the client models (no database is touched)
+django.setup()  # gateway.catalog.merged imports the client models (no database is touched)
 
 import mcp_types as types  # noqa: E402
 
 from benchmarks import _docs  # noqa: E402
 from clients.context_settings import resolve_settings  # noqa: E402
-from gateway.catalog import MergedCatalog, merge, plan_for  # noqa: E402
-from gateway.catalog_view import CatalogView  # noqa: E402
-from gateway.identity import ClientIdentity  # noqa: E402
-from gateway.listings import UpstreamListing  # noqa: E402
-from gateway.session_index import index_documents  # noqa: E402
+from gateway.catalog.listings import UpstreamListing  # noqa: E402
+from gateway.catalog.merged import MergedCatalog, merge, plan_for  # noqa: E402
+from gateway.catalog.view import CatalogView  # noqa: E402
+from gateway.sessions.identity import ClientIdentity  # noqa: E402
+from gateway.sessions.index import index_documents  # noqa: E402
 from gateway.upstreams.spec import UpstreamSpec  # noqa: E402
-from indexing import catalog_plan  # noqa: E402
-from indexing.catalog_plan import CatalogPlan  # noqa: E402
+from indexing.api import catalog_plan  # noqa: E402
+from indexing.api.catalog_plan import CatalogPlan  # noqa: E402
 from indexing.engine.store import Hit, SessionStore  # noqa: E402
 from indexing.engine.text import one_line  # noqa: E402
 
@@ -384,7 +384,7 @@ def report(
         "",
         f"The captured catalogs of `tests/fixtures/catalogs/` ({len(catalog.prompts)} prompts, "
         f"{len(catalog.resources)} resources, {len(catalog.templates)} templates) through "
-        "`gateway.catalog.merge` and `plan_for` (output schemas stripped, IndexSearch and "
+        "`gateway.catalog.merged.merge` and `plan_for` (output schemas stripped, IndexSearch and "
         "IndexRead as fixed tools). Bytes = tools/list + prompts + resources + templates + "
         "instructions + directory, as `plan_catalog` counts them; each phase runs only while "
         "the catalog is still too big.",
@@ -474,9 +474,9 @@ def report(
         "### Speed and memory per session",
         "",
         f"Median of {options.runs} fresh sessions after a warm-up. *merge* = "
-        "`gateway.catalog.merge` (exposed names), *plan* = `plan_for` (`servers_of` + "
+        "`gateway.catalog.merged.merge` (exposed names), *plan* = `plan_for` (`servers_of` + "
         "`plan_catalog`), *documents* = `CatalogView.documents()`, *index* = a new "
-        "`SessionStore` filled by `gateway.session_index.index_documents` (one transaction, "
+        "`SessionStore` filled by `gateway.sessions.index.index_documents` (one transaction, "
         "no trigrams), as the gateway does. Synthetic catalogs replicate the real servers as "
         "`<server>-r<k>` (same tools, other exposed names). The gateway does this once per "
         "client and catalog version; each later session of that client copies the indexed "

@@ -244,7 +244,7 @@ def generate(count: int, seed: int) -> list[Case]:
 
 def check_import(case: Case) -> str:
     """The parser's answer to one import file, as an outcome."""
-    from gateway.mcp_config import ConfigFileError, parse_config
+    from gateway.upstream_config.config_files import ConfigFileError, parse_config
 
     try:
         parse_config(case.payload.decode("utf-8", "replace"), source="fuzz.json")

@@ -536,7 +536,15 @@ def launch_localrouter(
     if options.profile:  # cProfile writes NAME.prof as the worker exits (SIGTERM)
         profile = Path(options.profile).resolve() / f"{name}.prof"
         # For daphne, `manage.py serve` execs a fresh interpreter: profile that one.
-        daphne = ["-m", "gateway.daphne_server", "-b", "127.0.0.1", "-p", str(port), APPLICATION]
+        daphne = [
+            "-m",
+            "gateway.serving.daphne_server",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            APPLICATION,
+        ]
         args = [PYTHON, "-m", "cProfile", "-o", str(profile)]
         args += daphne if server == "daphne" else serve
     process, log = procs.start(name, args, env, cwd=source)

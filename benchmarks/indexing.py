@@ -23,7 +23,7 @@ no such file is on this machine) at 1 and 5 MiB.
 * floor: the same text as ONE row into bare FTS5 tables (no chunking), with
   the tokenizers the store uses for that size (porter, plus trigram up to the store's
   trigram bound);
-* time to placeholder: `indexing.tool_results.compress_result` on a 1 MiB `CallToolResult`
+* time to placeholder: `indexing.api.tool_results.compress_result` on a 1 MiB `CallToolResult`
   (what the gateway awaits between the upstream result and the client's placeholder), and
   until the response is searchable (the store is written in the background);
 * IndexSearch: `format_search` with one query, p50/p99, once 1, 10 and 50 MiB of 1 MiB
@@ -66,6 +66,7 @@ sys.path[0:1] = [str(ROOT)]  # run as a script, `import indexing` must not find 
 import mcp_types as types  # noqa: E402
 
 from benchmarks import _docs, _numeric  # noqa: E402
+from indexing.api.tool_results import compress_result  # noqa: E402
 from indexing.engine.chunker import chunk_document  # noqa: E402
 from indexing.engine.compressor import (  # noqa: E402
     SWITCH_INTERVAL_SECONDS,
@@ -75,7 +76,6 @@ from indexing.engine.compressor import (  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
 from indexing.engine.store import DEFAULT_TRIGRAM_MAX_BYTES, SessionStore  # noqa: E402
 from indexing.engine.text import sanitize  # noqa: E402
-from indexing.tool_results import compress_result  # noqa: E402
 from tests.engine_helpers import compress_text, format_search  # noqa: E402
 
 SECTION = "indexing"
@@ -634,7 +634,7 @@ def report(
         "",
         "### Time to placeholder, 1 MiB response",
         "",
-        "`indexing.tool_results.compress_result` on a `CallToolResult` holding 1 MiB of text "
+        "`indexing.api.tool_results.compress_result` on a `CallToolResult` holding 1 MiB of text "
         f"(through `asyncio.to_thread`, as the gateway awaits it); {plan.placeholder_repeats} "
         "runs each. It returns the placeholder once the text is chunked and writes the store "
         "in the background; *searchable* = until the label can be read (reads wait for the "

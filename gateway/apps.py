@@ -6,9 +6,9 @@ class GatewayConfig(AppConfig):
     verbose_name = "Gateway"
 
     def ready(self) -> None:
-        from gateway.audit.changes import save_change
-        from gateway.upstream_status import upstream_health, upstream_names
-        from indexing import gateway_facts
+        from gateway.operations.audit.changes import save_change
+        from gateway.upstream_config.status import upstream_health, upstream_names
+        from indexing.reports import live_state as gateway_facts
         from localrouter import change_audit
 
         gateway_facts.provide_upstreams(names=upstream_names, health=upstream_health)

@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
-from gateway.audit.models import AuditEvent  # noqa: F401  (the app's models are found here)
-from gateway.placeholders import expand
+from gateway.operations.audit.models import AuditEvent  # noqa: F401  (the app's models are found here)
+from gateway.upstream_config.env_placeholders import expand
 from localrouter.tool_names import TOOL_NAME_SEPARATOR
 
 UPSTREAM_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"

@@ -20,23 +20,23 @@ import logging
 import mcp_types as types
 from django.conf import settings
 
-from gateway import tracing
-from gateway.catalog_planner import CatalogPlanner
-from gateway.enabled_upstreams import EnabledUpstreams
-from gateway.forwarding import Forwarding
-from gateway.host import McpHost
-from gateway.identity import ClientIdentity
-from gateway.inflight import InFlightRequests
-from gateway.list_change_bus import ListChangeBus
-from gateway.listing_record import record_listing
-from gateway.listings import Listings
-from gateway.notifications import NotificationFanOut, named_log
-from gateway.operations import build_call_monitor
-from gateway.records import SessionRecorder
-from gateway.reverse_requests import CallerRegistry
-from gateway.server import GatewayServer, build_server
-from gateway.session import SessionServices
-from gateway.session_registry import SessionRegistry, current_client
+from gateway.catalog.listing_record import record_listing
+from gateway.catalog.listings import Listings
+from gateway.catalog.planner import CatalogPlanner
+from gateway.http.forwarding import Forwarding
+from gateway.http.host import McpHost
+from gateway.http.inflight import InFlightRequests
+from gateway.operations import tracing
+from gateway.operations.build import build_call_monitor
+from gateway.sessions.identity import ClientIdentity
+from gateway.sessions.list_change_bus import ListChangeBus
+from gateway.sessions.notifications import NotificationFanOut, named_log
+from gateway.sessions.records import SessionRecorder
+from gateway.sessions.registry import SessionRegistry, current_client
+from gateway.sessions.reverse_requests import CallerRegistry
+from gateway.sessions.server import GatewayServer, build_server
+from gateway.sessions.session import SessionServices
+from gateway.upstream_config.enabled import EnabledUpstreams
 from gateway.upstreams import UpstreamPool
 
 __all__ = ["Gateway", "current_client", "get_gateway", "running_gateway"]

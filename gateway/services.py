@@ -9,10 +9,10 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from gateway.env_file import parse_env_file
-from gateway.mcp_config import ConfigFileError, ServerEntry, parse_config
 from gateway.models import Upstream
-from gateway.placeholders import missing_variables
+from gateway.upstream_config.config_files import ConfigFileError, ServerEntry, parse_config
+from gateway.upstream_config.env_file import parse_env_file
+from gateway.upstream_config.env_placeholders import missing_variables
 from localrouter.change_audit import field_labels, record_change
 from localrouter.validation import describe
 

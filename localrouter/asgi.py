@@ -13,7 +13,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "localrouter.settings")
 
 django_application = get_asgi_application()
 
-from gateway.routing import http_routes  # noqa: E402  (needs Django set up first)
+from gateway.http.routing import http_routes  # noqa: E402  (needs Django set up first)
 from indexing.engine.compressor import tune_thread_switching  # noqa: E402
 
 tune_thread_switching()

@@ -70,6 +70,10 @@ def database_config(directory: Path) -> dict[str, Any]:
         return {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": str(directory / "localrouter.sqlite3"),
+            # Session records, the audit trail and the admin write from several threads:
+            # a writer takes the lock when its transaction begins and others wait for it
+            # (up to 20 s) instead of failing with "database is locked".
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     scheme = urlsplit(url).scheme
     if scheme not in KNOWN_DATABASE_SCHEMES:

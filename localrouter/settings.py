@@ -69,7 +69,7 @@ try:
     INDEX_MAX_BYTES = int(config.number("LOCALROUTER_INDEX_MAX_MIB", 256, minimum=1) * 2**20)
     # Session reports older than this many days are removed by `manage.py prune_sessions`.
     REPORT_RETENTION_DAYS = int(config.number("LOCALROUTER_REPORT_RETENTION_DAYS", 30, minimum=1))
-    # Audit trail (gateway/audit/): events older than this many days are removed by
+    # Audit trail (gateway/operations/audit/): events older than this many days are removed by
     # `manage.py prune_audit`; with AUDIT_ARGUMENTS, calls' arguments are kept, secrets masked.
     AUDIT_RETENTION_DAYS = int(config.number("LOCALROUTER_AUDIT_RETENTION_DAYS", 90, minimum=1))
     AUDIT_ARGUMENTS = config.boolean("LOCALROUTER_AUDIT_ARGUMENTS", default=False)
@@ -89,7 +89,7 @@ try:
     LOGIN_FAILURE_WINDOW = config.number("LOCALROUTER_LOGIN_FAILURE_WINDOW", 15 * 60, minimum=1)
     LOGIN_LOCKOUT_SECONDS = config.number("LOCALROUTER_LOGIN_LOCKOUT_SECONDS", 15 * 60, minimum=1)
     # Invalid bearer tokens on /mcp: this many from one address within the window get it
-    # 429 for the lockout, before its tokens are looked at (gateway/token_throttle.py).
+    # 429 for the lockout, before its tokens are looked at (gateway/http/token_throttle.py).
     TOKEN_FAILURE_LIMIT = int(config.number("LOCALROUTER_TOKEN_FAILURE_LIMIT", 30, minimum=0))
     TOKEN_FAILURE_WINDOW = config.number("LOCALROUTER_TOKEN_FAILURE_WINDOW", 60, minimum=1)
     TOKEN_LOCKOUT_SECONDS = config.number("LOCALROUTER_TOKEN_LOCKOUT_SECONDS", 60, minimum=1)
@@ -105,15 +105,18 @@ try:
         config.number("LOCALROUTER_RESPONSE_VECTORS_MAX_KIB", 512, minimum=0) * 1024
     )
     # Traces: where spans are exported over OTLP/HTTP, from the standard OTEL_* variables
-    # ('' exports nothing; trace context reaches the upstreams either way; gateway/tracing.py).
+    # ('' exports nothing; trace context reaches the upstreams either way;
+    # gateway/operations/tracing.py).
     TRACES_OTLP_ENDPOINT = otel_config.traces_endpoint()
     # GET /metrics (Prometheus text) answers only `Authorization: Bearer <this>`; unset: no
-    # /metrics at all (404). Served workers share their counts (gateway/metrics/multiprocess.py).
+    # /metrics at all (404). Served workers share their counts
+    # (gateway/operations/metrics/multiprocess.py).
     METRICS_TOKEN = config.env.str("LOCALROUTER_METRICS_TOKEN", default="")
     if 0 < len(METRICS_TOKEN) < 16:
         raise config.ConfigError("LOCALROUTER_METRICS_TOKEN: use at least 16 characters")
     # Per-client limits count in Redis under this prefix when REDIS_URL is set (in memory
-    # otherwise); deployments sharing one Redis database each need their own (gateway/limits/).
+    # otherwise); deployments sharing one Redis database each need their own
+    # (gateway/operations/limits/).
     LIMITS_KEY_PREFIX = config.env.str(
         "LOCALROUTER_LIMITS_KEY_PREFIX", default="localrouter:limits:"
     )

@@ -1,7 +1,7 @@
 """How the gateway names an upstream's tools and prompts: `<upstream>__<name>`.
 
 The separator is reserved: no upstream name and no index tool name may contain it,
-so a name with it always belongs to an upstream (`gateway.naming` builds the names).
+so a name with it always belongs to an upstream (`gateway.catalog.naming` builds the names).
 """
 
 TOOL_NAME_SEPARATOR = "__"

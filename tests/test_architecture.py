@@ -40,16 +40,16 @@ def test_the_code_keeps_every_contract() -> None:
 
 
 def test_a_function_local_import_of_the_gateway_in_indexing_breaks_the_layers(copy) -> None:
-    with (copy / "indexing" / "charts.py").open("a") as module:
+    with (copy / "indexing" / "reports" / "charts.py").open("a") as module:
         module.write("\n\ndef probe():\n    from gateway.models import Upstream  # noqa\n")
     result = lint_imports(copy)
     assert result.returncode == 1
-    assert "indexing.charts -> gateway.models" in result.stdout
+    assert "indexing.reports.charts -> gateway.models" in result.stdout
 
 
 def test_the_engine_may_not_import_django_or_the_rest_of_indexing(copy) -> None:
     with (copy / "indexing" / "engine" / "labels.py").open("a") as module:
-        module.write("\nfrom indexing.models import SessionRecord  # noqa\n")
+        module.write("\nfrom indexing.reports.models import SessionRecord  # noqa\n")
     result = lint_imports(copy)
     assert result.returncode == 1
-    assert "indexing.engine.labels -> indexing.models" in result.stdout
+    assert "indexing.engine.labels -> indexing.reports.models" in result.stdout

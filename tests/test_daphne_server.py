@@ -5,7 +5,7 @@ from tests.fresh_interpreter import run_fresh
 
 def test_daphnes_reactor_runs_on_uvloop_when_the_policy_comes_first() -> None:
     lines = run_fresh(
-        "from gateway.daphne_server import use_uvloop\n"
+        "from gateway.serving.daphne_server import use_uvloop\n"
         "print(use_uvloop())\n"
         "import daphne.server\n"
         "from twisted.internet import reactor\n"
@@ -24,7 +24,7 @@ def test_the_memoised_content_type_parse_answers_as_twisteds_own() -> None:
     lines = run_fresh(
         "from twisted.web import http\n"
         "original = http._parseContentType\n"
-        "from gateway.daphne_server import memoise_content_type_parse\n"
+        "from gateway.serving.daphne_server import memoise_content_type_parse\n"
         "memoise_content_type_parse()\n"
         "memoise_content_type_parse()  # twice: still one cache, not a cache of a cache\n"
         "samples = [b'application/json', b'Application/JSON; charset=utf-8',\n"

@@ -15,8 +15,8 @@ from gateway.upstreams.backoff import Backoff
 from gateway.upstreams.errors import UpstreamError
 from gateway.upstreams.failures import call_error
 from gateway.upstreams.hooks import UpstreamHooks
-from gateway.upstreams.live import LiveSession
 from gateway.upstreams.spec import UpstreamSpec
+from gateway.upstreams.upstream_session import UpstreamSession
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class UpstreamConnection:
         self.spec = spec
         self.hooks = hooks or UpstreamHooks()
         self.backoff = backoff or Backoff()
-        self._live: LiveSession | None = None
+        self._live: UpstreamSession | None = None
         self._last_failure: UpstreamError | None = None
         self._start_lock = anyio.Lock()
         self._closed = False
@@ -212,7 +212,7 @@ class UpstreamConnection:
         send: Callable[[Client], Awaitable[T]],
         timeout: float | None = None,
         *,
-        live: LiveSession | None = None,
+        live: UpstreamSession | None = None,
     ) -> T:
         live = live or await self._session()
         assert live.client is not None
@@ -232,7 +232,7 @@ class UpstreamConnection:
         self.backoff.record_success()
         return result
 
-    async def _session(self) -> LiveSession:
+    async def _session(self) -> UpstreamSession:
         """The running session, starting or restarting it if needed."""
         live = self._live
         if live is not None and live.usable:
@@ -256,8 +256,8 @@ class UpstreamConnection:
                 )
             return await self._start()
 
-    async def _start(self) -> LiveSession:
-        live = LiveSession(self.spec, self.hooks, prefer_modern=self._prefer_modern)
+    async def _start(self) -> UpstreamSession:
+        live = UpstreamSession(self.spec, self.hooks, prefer_modern=self._prefer_modern)
         self._live = live
         live.start()
         await live.ready.wait()
@@ -274,7 +274,7 @@ class UpstreamConnection:
         return live
 
     def _note_crash(
-        self, live: LiveSession, error: UpstreamError | None, *, log: bool = True
+        self, live: UpstreamSession, error: UpstreamError | None, *, log: bool = True
     ) -> None:
         """Retire a broken session once; its owner tears it down in the background."""
         if self._live is not live:

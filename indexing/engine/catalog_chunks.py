@@ -1,6 +1,6 @@
 """Catalog documents chunked by the shape the gateway writes them in, not by parsing Markdown.
 
-`indexing.catalog_documents` writes every document as a `# ` heading line, its text, and
+`indexing.api.catalog_documents` writes every document as a `# ` heading line, its text, and
 at most one `## ` section (Parameters, Arguments). When nothing in that text looks like
 Markdown structure and each section is small, the Markdown chunker would make exactly one
 chunk per section, from its heading to its last non-blank line: that is built here

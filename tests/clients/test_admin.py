@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from clients.models import Client, GlobalSettings
 from clients.services import client_for_token
-from gateway.admin_forms import MASK, masked_lines
+from gateway.admin.forms import MASK, masked_lines
 from gateway.models import Upstream
 from tests.factories import ClientFactory, UpstreamFactory, client_admin_form
 

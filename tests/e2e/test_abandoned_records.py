@@ -3,7 +3,7 @@
 import anyio
 import pytest
 
-from indexing.models import SessionRecord
+from indexing.reports.models import SessionRecord
 from tests.e2e.live import start_daphne, start_gateway, stop_gateway
 from tests.e2e.test_gateway_http import open_session
 from tests.e2e.test_session_lifecycle import wait_for

@@ -23,7 +23,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
 
-from indexing.models import SessionRecord
+from indexing.reports.models import SessionRecord
 from tests.e2e.live import NODE_BIN, LiveGateway, create_superuser, start_gateway, stop_gateway
 
 ROOT = Path(__file__).resolve().parents[2]

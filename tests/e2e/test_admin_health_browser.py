@@ -17,7 +17,7 @@ from django.contrib.auth.models import Permission, User
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
-from indexing.models import IndexedLabel, SessionRecord
+from indexing.reports.models import IndexedLabel, SessionRecord
 from tests.e2e import test_admin_browser as browser_tests
 from tests.e2e.live import (
     LiveGateway,

@@ -10,9 +10,9 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from clients.models import Client
-from gateway.audit.export import event_object
-from gateway.audit.models import AuditEvent
-from indexing.models import SessionRecord
+from gateway.operations.audit.export import event_object
+from gateway.operations.audit.models import AuditEvent
+from indexing.reports.models import SessionRecord
 from tests.e2e.live import LiveGateway, running_gateway, stdio_upstream
 from tests.e2e.test_session_lifecycle import wait_for
 

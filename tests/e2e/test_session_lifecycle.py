@@ -4,7 +4,7 @@ import anyio
 import pytest
 
 from gateway.models import Upstream
-from indexing.models import SessionRecord
+from indexing.reports.models import SessionRecord
 from tests.e2e.live import INITIALIZE, start_gateway, stdio_upstream, stop_gateway
 from tests.fixtures.processes import child_pids, process_state
 

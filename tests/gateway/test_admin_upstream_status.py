@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 
 from gateway import runtime
-from gateway.listings import PENDING, UpstreamListing
-from gateway.upstream_status import upstream_health
+from gateway.catalog.listings import PENDING, UpstreamListing
+from gateway.upstream_config.status import upstream_health
 from gateway.upstreams import UpstreamConnection, UpstreamSpec, stderr_tail
 from tests.e2e.live import SERVERS
 from tests.factories import UpstreamFactory

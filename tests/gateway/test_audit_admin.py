@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from gateway.audit.models import AppendOnlyError, AuditEvent
-from indexing.models import SessionRecord
+from gateway.operations.audit.models import AppendOnlyError, AuditEvent
+from indexing.reports.models import SessionRecord
 from tests.gateway.test_admin_powers import staff_with
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from gateway.audit.arguments import CUT, bounded_arguments, masked_arguments
+from gateway.operations.audit.arguments import CUT, bounded_arguments, masked_arguments
 
 
 @pytest.mark.parametrize(

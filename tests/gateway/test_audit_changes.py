@@ -10,9 +10,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from clients.models import Client, GlobalSettings
-from gateway.audit.export import event_object
-from gateway.audit.models import AuditEvent
 from gateway.models import Upstream
+from gateway.operations.audit.export import event_object
+from gateway.operations.audit.models import AuditEvent
 from localrouter.change_audit import AuditedAdminMixin
 from tests.factories import UpstreamFactory, client_admin_form
 from tests.gateway.test_admin_powers import change_form

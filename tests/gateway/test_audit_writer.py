@@ -8,11 +8,11 @@ import anyio
 import pytest
 from django.db import OperationalError
 
-from gateway.audit import writer as writer_module
-from gateway.audit.models import AuditEvent
-from gateway.audit.observer import AuditObserver
-from gateway.audit.writer import AuditWriter
-from gateway.call_monitor import CallFacts, CallMonitor, CallRefused
+from gateway.operations.audit import writer as writer_module
+from gateway.operations.audit.models import AuditEvent
+from gateway.operations.audit.observer import AuditObserver
+from gateway.operations.audit.writer import AuditWriter
+from gateway.operations.call_monitor import CallFacts, CallMonitor, CallRefused
 
 pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 
@@ -58,7 +58,7 @@ async def test_while_the_database_is_down_rows_wait_up_to_a_bound_then_are_dropp
         writer.add(row(name))
     assert not await writer.flush()
     assert writer.pending == 3
-    with caplog.at_level(logging.WARNING, logger="gateway.audit.writer"):
+    with caplog.at_level(logging.WARNING, logger="gateway.operations.audit.writer"):
         await writer.aclose()
     assert "3 event(s) lost at shutdown" in caplog.text
     down[0] = False
@@ -71,7 +71,7 @@ async def test_a_row_the_database_refuses_is_dropped_and_the_others_written(capl
     writer.add(row("before"))
     writer.add({**row("refused"), "kind": None})  # NOT NULL: never accepted
     writer.add(row("after"))
-    with caplog.at_level(logging.ERROR, logger="gateway.audit.writer"):
+    with caplog.at_level(logging.ERROR, logger="gateway.operations.audit.writer"):
         await writer.aclose()
     assert await names() == ["before", "after"]
     assert "1 event(s) refused (IntegrityError), dropped" in caplog.text
@@ -79,7 +79,7 @@ async def test_a_row_the_database_refuses_is_dropped_and_the_others_written(capl
 
 async def test_the_queue_full_warning_counts_the_drops(caplog):
     writer = AuditWriter(flush_seconds=3600, batch=100, max_pending=1)
-    with caplog.at_level(logging.WARNING, logger="gateway.audit.writer"):
+    with caplog.at_level(logging.WARNING, logger="gateway.operations.audit.writer"):
         writer.add(row("kept"))
         for _ in range(4):
             writer.add(row("dropped"))

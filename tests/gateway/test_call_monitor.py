@@ -3,7 +3,7 @@
 import anyio
 import pytest
 
-from gateway.call_monitor import CallFacts, CallMonitor, CallRefused
+from gateway.operations.call_monitor import CallFacts, CallMonitor, CallRefused
 
 pytestmark = pytest.mark.anyio
 

@@ -8,9 +8,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from gateway import runtime
-from gateway.listings import UpstreamListing
+from gateway.catalog.listings import UpstreamListing
 from gateway.upstreams import UpstreamSpec
-from indexing.models import SessionRecord
+from indexing.reports.models import SessionRecord
 from tests.factories import ClientFactory, UpstreamFactory
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,12 @@ import anyio
 import pytest
 from sse_starlette import EventSourceResponse
 
-from gateway.event_stream import GatewayEventStream, event_source_response, lone_response, serving
+from gateway.http.event_stream import (
+    GatewayEventStream,
+    event_source_response,
+    lone_response,
+    serving,
+)
 
 pytestmark = pytest.mark.anyio
 RESPONSE = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'

@@ -8,8 +8,8 @@ from asgiref.sync import sync_to_async
 from clients.models import Client
 from clients.services import client_create, client_regenerate_token
 from clients.tokens import hash_token
-from gateway import identity as identity_module
-from gateway.identity import IdentityCache
+from gateway.sessions import identity as identity_module
+from gateway.sessions.identity import IdentityCache
 
 pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 

@@ -4,8 +4,8 @@ import asyncio
 
 import pytest
 
-from gateway.envelope import inspect_body
-from gateway.inflight import DuplicateRequestId, InFlightRequests, ServerStopping
+from gateway.http.envelope import inspect_body
+from gateway.http.inflight import DuplicateRequestId, InFlightRequests, ServerStopping
 
 pytestmark = pytest.mark.anyio
 

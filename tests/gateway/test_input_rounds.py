@@ -7,8 +7,8 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from gateway import input_rounds
-from gateway.input_rounds import InputRounds
+from gateway.sessions import input_rounds
+from gateway.sessions.input_rounds import InputRounds
 
 pytestmark = pytest.mark.anyio
 

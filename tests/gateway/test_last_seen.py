@@ -2,7 +2,7 @@
 
 import time
 
-from gateway.last_seen import LastSeen
+from gateway.sessions.last_seen import LastSeen
 
 
 def test_a_client_is_due_once_then_not_again_within_the_minute(monkeypatch):

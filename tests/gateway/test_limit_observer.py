@@ -5,12 +5,12 @@ import logging
 import pytest
 
 from clients.context_settings import resolve_settings
-from gateway.call_monitor import CallFacts, CallMonitor, CallRefused
-from gateway.identity import ClientIdentity
-from gateway.limits.memory_store import MemoryLimitStore
-from gateway.limits.observer import CallLimits
-from gateway.limits.redis_store import RedisLimitStore
-from gateway.session_registry import current_client
+from gateway.operations.call_monitor import CallFacts, CallMonitor, CallRefused
+from gateway.operations.limits.memory_store import MemoryLimitStore
+from gateway.operations.limits.observer import CallLimits
+from gateway.operations.limits.redis_store import RedisLimitStore
+from gateway.sessions.identity import ClientIdentity
+from gateway.sessions.registry import current_client
 
 pytestmark = pytest.mark.anyio
 
@@ -71,7 +71,7 @@ async def test_calls_go_through_with_one_warning_while_redis_is_unreachable(alic
     limits = CallLimits(RedisLimitStore("redis://127.0.0.1:1/0", "unused:"))
     monitor = CallMonitor([limits])
     try:
-        with caplog.at_level(logging.WARNING, logger="gateway.limits.observer"):
+        with caplog.at_level(logging.WARNING, logger="gateway.operations.limits.observer"):
             for _ in range(3):
                 await call(monitor, facts())
     finally:

@@ -12,11 +12,11 @@ import anyio
 import pytest
 import redis.asyncio as redis
 
-from gateway.limits.checks import Check
-from gateway.limits.memory_store import MemoryLimitStore
-from gateway.limits.redis_store import RedisLimitStore
-from gateway.limits.store import LimitStoreUnavailable
-from gateway.limits.windows import utc_day
+from gateway.operations.limits.checks import Check
+from gateway.operations.limits.memory_store import MemoryLimitStore
+from gateway.operations.limits.redis_store import RedisLimitStore
+from gateway.operations.limits.store import LimitStoreUnavailable
+from gateway.operations.limits.windows import utc_day
 
 pytestmark = pytest.mark.anyio
 REDIS = os.environ.get("TEST_REDIS_URL")

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from gateway.limits.windows import (
+from gateway.operations.limits.windows import (
     MINUTE,
     seconds_to_next_utc_day,
     utc_day,

@@ -13,13 +13,13 @@ from contextlib import contextmanager
 import pytest
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from gateway.metrics import multiprocess
+from gateway.operations.metrics import multiprocess
 from tests.fresh_interpreter import ROOT, run_fresh
 
 WORKER = """
 import sys
 from pathlib import Path
-from gateway.metrics import multiprocess
+from gateway.operations.metrics import multiprocess
 multiprocess.join(Path(sys.argv[1]))
 from prometheus_client import Counter, Gauge
 Counter("calls", "Calls.").inc()

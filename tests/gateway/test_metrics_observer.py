@@ -3,8 +3,8 @@
 import pytest
 from prometheus_client import REGISTRY
 
-from gateway.call_monitor import CallFacts, CallMonitor, CallRefused
-from gateway.metrics.observer import MetricsObserver
+from gateway.operations.call_monitor import CallFacts, CallMonitor, CallRefused
+from gateway.operations.metrics.observer import MetricsObserver
 
 pytestmark = pytest.mark.anyio
 CALLS = "localrouter_tool_calls_total"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gateway.naming import (
+from gateway.catalog.naming import (
     MAX_NAME_LENGTH,
     ExposedMap,
     expose_name,

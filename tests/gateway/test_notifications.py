@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 import mcp_types as types
 import pytest
 
-from gateway.list_change_bus import ListChangeBus
-from gateway.listings import UpstreamListing
-from gateway.notifications import NotificationFanOut
-from gateway.session_registry import SessionRegistry
+from gateway.catalog.listings import UpstreamListing
+from gateway.sessions.list_change_bus import ListChangeBus
+from gateway.sessions.notifications import NotificationFanOut
+from gateway.sessions.registry import SessionRegistry
 from gateway.upstreams import UpstreamSpec
 
 pytestmark = pytest.mark.anyio

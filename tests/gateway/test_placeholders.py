@@ -2,8 +2,8 @@
 
 import pytest
 
-from gateway.jsonc import loads
-from gateway.placeholders import convert, expand, missing_variables
+from gateway.upstream_config.env_placeholders import convert, expand, missing_variables
+from gateway.upstream_config.jsonc import loads
 
 ENVIRON = {
     "HOME": "/home/alice",

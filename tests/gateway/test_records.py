@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 import pytest
 from django.db import IntegrityError
 
-from gateway.records import _write
-from indexing.models import SessionRecord
+from gateway.sessions.records import _write
+from indexing.reports.models import SessionRecord
 
 NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 FIELDS = {

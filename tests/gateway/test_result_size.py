@@ -2,7 +2,7 @@
 
 import mcp_types as types
 
-from gateway.result_size import result_size
+from gateway.sessions.result_size import result_size
 
 PIXEL = "iVBORw0KGgo="
 

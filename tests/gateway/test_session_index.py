@@ -9,9 +9,9 @@ import mcp_types as types
 import pytest
 
 from clients.context_settings import resolve_settings
-from gateway import response_embeddings
-from gateway.catalog_view import Activation
-from gateway.session_index import CatalogTemplate, SessionIndex
+from gateway.catalog.view import Activation
+from gateway.sessions import response_embeddings
+from gateway.sessions.index import CatalogTemplate, SessionIndex
 
 pytestmark = pytest.mark.anyio
 

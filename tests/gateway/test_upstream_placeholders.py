@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from gateway.directory import spec_for
 from gateway.models import Upstream
+from gateway.upstream_config.directory import spec_for
 from gateway.upstreams import UpstreamConnection, UpstreamError
 from tests.fixtures.upstreams import SERVERS_DIR
 

@@ -3,8 +3,8 @@
 import anyio
 import pytest
 
-from gateway.listings import read_listing
-from gateway.reverse_requests import CallerRegistry
+from gateway.catalog.listings import read_listing
+from gateway.sessions.reverse_requests import CallerRegistry
 from gateway.upstreams import UpstreamConnection
 from gateway.upstreams.connection import PAGE_LIMIT
 from tests.fixtures.upstreams import fixture_spec

@@ -5,8 +5,8 @@ import logging
 import anyio
 import pytest
 
-from gateway.listings import read_listing
-from gateway.reverse_requests import CallerRegistry
+from gateway.catalog.listings import read_listing
+from gateway.sessions.reverse_requests import CallerRegistry
 from gateway.upstreams import UpstreamConnection
 from tests.fixtures.upstreams import fixture_spec
 

@@ -11,10 +11,10 @@ from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 from django.utils import timezone
 
-from indexing import gateway_facts
 from indexing.engine.store import SessionStore
 from indexing.management.commands.demo_data import demo_sessions_create
-from indexing.models import IndexedLabel, SessionRecord
+from indexing.reports import live_state as gateway_facts
+from indexing.reports.models import IndexedLabel, SessionRecord
 from tests.engine_helpers import add_text
 from tests.factories import ClientFactory, UpstreamFactory
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 
-from indexing import catalog_documents as docs
+from indexing.api import catalog_documents as docs
 from indexing.engine.catalog_chunks import chunk_catalog_document
 from indexing.engine.chunker import Chunk, DocumentFormat, OutlineEntry, chunk_document
 from indexing.engine.chunker.markdown import MERGE_MIN_BYTES

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.catalog_budget import wire_size
-from indexing.catalog_plan import ServerCatalog, plan_catalog
-from indexing.catalog_shortening import first_sentence, strip_schema_docs
-from indexing.tool_results import index_tools
+from indexing.api.catalog_budget import wire_size
+from indexing.api.catalog_plan import ServerCatalog, plan_catalog
+from indexing.api.catalog_shortening import first_sentence, strip_schema_docs
+from indexing.api.tool_results import index_tools
 
 CATALOGS = Path(__file__).parents[1] / "fixtures" / "catalogs"
 FIXED = index_tools("IndexSearch", "IndexRead")

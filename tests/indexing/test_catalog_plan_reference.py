@@ -8,8 +8,8 @@ import mcp_types as types
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexing.catalog_budget import CatalogBudget
-from indexing.catalog_plan import (
+from indexing.api.catalog_budget import CatalogBudget
+from indexing.api.catalog_plan import (
     DIRECTORY_HEADING,
     LONG_INSTRUCTIONS,
     SUMMARY_CHARS,
@@ -17,8 +17,8 @@ from indexing.catalog_plan import (
     ServerCatalog,
     plan_catalog,
 )
-from indexing.catalog_shortening import first_sentence, shorten_tool
-from indexing.tool_results import index_tools
+from indexing.api.catalog_shortening import first_sentence, shorten_tool
+from indexing.api.tool_results import index_tools
 
 FIXED = index_tools("IndexSearch", "IndexRead")
 

@@ -1,8 +1,8 @@
 """After deferral, tools are listed again while they fit: the client's used tools first."""
 
-from indexing.catalog_budget import wire_size
-from indexing.catalog_plan import plan_catalog
-from indexing.catalog_shortening import shorten_tool
+from indexing.api.catalog_budget import wire_size
+from indexing.api.catalog_plan import plan_catalog
+from indexing.api.catalog_shortening import shorten_tool
 from tests.indexing.test_catalog_plan import FIXED, real_servers
 
 THRESHOLD = 16_384

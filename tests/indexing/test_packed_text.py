@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexing.engine.chunker.lines import Lines
-from indexing.engine.chunker.packed import BLOCK_BYTES, MAX_UNPACKED_BLOCKS, PackedText
+from indexing.engine.chunker.packed_text import BLOCK_BYTES, MAX_UNPACKED_BLOCKS, PackedText
 
 PATTERN = bytes(range(251)) * (4 * BLOCK_BYTES // 251)
 sizes = st.sampled_from([0, 1, 7, BLOCK_BYTES - 1, BLOCK_BYTES, BLOCK_BYTES + 1, 3 * BLOCK_BYTES])

@@ -4,9 +4,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from indexing import gateway_facts, reports
 from indexing.engine.store import SessionStore
-from indexing.models import IndexedLabel, SessionRecord
+from indexing.reports import live_state as gateway_facts
+from indexing.reports import summaries as reports
+from indexing.reports.models import IndexedLabel, SessionRecord
 from tests.engine_helpers import add_text
 from tests.factories import ClientFactory
 

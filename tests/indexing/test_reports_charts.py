@@ -4,7 +4,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from indexing import chart_labels, charts
+from indexing.reports import chart_labels, charts
 
 SVG = "{http://www.w3.org/2000/svg}"
 

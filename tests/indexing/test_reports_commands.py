@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from clients.models import Client
-from indexing.models import IndexedLabel, SessionRecord
+from indexing.reports.models import IndexedLabel, SessionRecord
 from tests.factories import ClientFactory
 
 pytestmark = pytest.mark.django_db

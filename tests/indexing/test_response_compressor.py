@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from indexing.api.tool_results import compress_result
 from indexing.engine.chunker.jsondoc import STREAM_MIN_CHARS
 from indexing.engine.compressor import ResponseCompressor
 from indexing.engine.errors import IndexToolError
@@ -16,7 +17,6 @@ from indexing.engine.labels import LabelCounter
 from indexing.engine.read import FINAL_NEWLINE_NOTE, format_read
 from indexing.engine.store import SessionStore
 from indexing.engine.text import utf8_size
-from indexing.tool_results import compress_result
 from tests.engine_helpers import compress_text, format_search
 
 # 63-character lines (64 bytes with the newline): the ~2 KB preview is easy to count.
@@ -308,4 +308,4 @@ def test_the_read_all_hint_says_how_many_reads_a_large_text_takes() -> None:
 def test_a_text_one_read_holds_gets_no_count_of_reads() -> None:
     text, _ = compress_text(compressor_at_run(3), "filesystem__read_file", RESPONSE, threshold=1000)
     assert text is not None
-    assert 'limit=233)\n' in text
+    assert "limit=233)\n" in text

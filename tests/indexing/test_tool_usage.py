@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from indexing.models import SessionRecord
-from indexing.tool_usage import client_tool_usage
+from indexing.reports.models import SessionRecord
+from indexing.reports.tool_usage import client_tool_usage
 from tests.factories import ClientFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from gateway import runtime
-from gateway.directory import directory
+from gateway.upstream_config.directory import directory
 from tests.fixtures.http_server import RunningServer, run_http_server
 from tests.fixtures.processes import child_pids, process_state
 from tests.inprocess.database import add_client, add_upstream, echo_http_upstream, echo_upstream

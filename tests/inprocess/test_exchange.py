@@ -5,9 +5,9 @@ import logging
 
 import pytest
 
-from gateway import exchange
+from gateway.http import exchange
 from gateway.runtime import running_gateway
-from gateway.session import GatewaySession
+from gateway.sessions.session import GatewaySession
 from tests.inprocess.asgi_http import (
     INITIALIZE,
     LEGACY_VERSION,

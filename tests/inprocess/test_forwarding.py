@@ -12,7 +12,7 @@ import uuid
 import pytest
 from channels.layers import get_channel_layer
 
-from gateway import exchange, forwarding
+from gateway.http import exchange, forwarding
 from localrouter import config
 from tests.inprocess.asgi_http import (
     Exchange,

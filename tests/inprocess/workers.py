@@ -14,7 +14,7 @@ from typing import Any
 from gateway.runtime import Gateway
 from localrouter.asgi import application
 
-# The worker serving the current exchange; `gateway.exchange.get_gateway` reads it.
+# The worker serving the current exchange; `gateway.http.exchange.get_gateway` reads it.
 receiving: ContextVar[Gateway] = ContextVar("receiving")
 
 

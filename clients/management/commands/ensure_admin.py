@@ -15,9 +15,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument(
-            "--url", help="where the admin will be (default: from HOST and PORT)"
-        )
+        parser.add_argument("--url", help="where the admin will be (default: from HOST and PORT)")
 
     def handle(self, *args, **options) -> None:
         users = get_user_model()

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, time
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.dateparse import parse_date, parse_datetime
 
-from gateway.audit.export import audit_events, event_lines
-from gateway.audit.models import Kind
+from gateway.operations.audit.export import audit_events, event_lines
+from gateway.operations.audit.models import Kind
 
 
 def moment(option: str, text: str) -> datetime:

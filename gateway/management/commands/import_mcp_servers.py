@@ -4,8 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from gateway.mcp_config import ConfigFileError
 from gateway.services import upstreams_import
+from gateway.upstream_config.config_files import ConfigFileError
 from localrouter.change_audit import command_actor
 
 

@@ -4,8 +4,8 @@ import os
 
 from django.core.management.base import BaseCommand
 
-from gateway.directory import spec_for
 from gateway.models import Upstream
+from gateway.upstream_config.directory import spec_for
 from localrouter.text_table import format_table
 from localrouter.url_masking import mask_url
 

@@ -5,7 +5,7 @@ import os
 import anyio
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from gateway.stdio_bridge import serve_stdio
+from gateway.serving.stdio_bridge import serve_stdio
 from indexing.engine.compressor import tune_thread_switching
 
 

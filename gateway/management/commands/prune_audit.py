@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from gateway.audit.retention import audit_events_prune
+from gateway.operations.audit.retention import audit_events_prune
 
 
 class Command(BaseCommand):

@@ -6,8 +6,8 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from gateway import uvicorn_server
-from gateway.metrics import multiprocess
+from gateway.operations.metrics import multiprocess
+from gateway.serving import uvicorn_server
 
 
 class Command(BaseCommand):
@@ -46,8 +46,9 @@ class Command(BaseCommand):
                 multiprocess.leave()  # this worker's live gauges leave the host's sums
             return
         # daphne installs Twisted's reactor on a loop it makes as it is imported: start it
-        # afresh, in an interpreter whose loop policy is set first (gateway/daphne_server.py).
-        argv = [sys.executable, "-m", "gateway.daphne_server"]
+        # afresh, in an interpreter whose loop policy is set first
+        # (gateway/serving/daphne_server.py).
+        argv = [sys.executable, "-m", "gateway.serving.daphne_server"]
         argv += ["-b", host, "-p", str(port), uvicorn_server.APPLICATION]
         sys.stdout.flush()
         sys.stderr.flush()

@@ -4,9 +4,9 @@ from asgiref.sync import async_to_sync
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from gateway.directory import spec_for
-from gateway.listings import upstream_probe
+from gateway.catalog.listings import upstream_probe
 from gateway.models import Upstream
+from gateway.upstream_config.directory import spec_for
 from gateway.upstreams import UpstreamError
 from gateway.upstreams.spec import UpstreamSpec
 from localrouter.url_masking import mask_url

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from indexing.engine.chunker.packed import PackedText
+from indexing.engine.chunker.packed_text import PackedText
 from indexing.engine.text import LINE_PART_CHARS
 
 BLOCK_BYTES = 1 << 16

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from clients.models import Client
 from clients.services import client_create
-from indexing.models import IndexedLabel, SessionRecord
+from indexing.reports.models import IndexedLabel, SessionRecord
 from localrouter.change_audit import command_actor, record_change
 from localrouter.tool_names import TOOL_NAME_SEPARATOR
 

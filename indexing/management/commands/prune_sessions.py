@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from indexing.models import IndexedLabel, SessionRecord
+from indexing.reports.models import IndexedLabel, SessionRecord
 
 
 def session_records_prune(*, days: int) -> tuple[int, int]:

@@ -1,0 +1,65 @@
+"""Each client's catalog, merged from the listings and planned, cached per catalog version."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from gateway.catalog.listings import Listings
+from gateway.catalog.merged import MergedCatalog, instructions_text, merge, plan_for
+from gateway.sessions.identity import ClientIdentity
+from gateway.sessions.index import CatalogTemplate
+from gateway.upstream_config.enabled import EnabledUpstreams
+from indexing.api.catalog_plan import CatalogPlan
+
+PLAN_CACHE_SIZE = 64  # (client, catalog version) pairs; each holds an indexed catalog
+
+
+@dataclass(frozen=True)
+class PlannedCatalog:
+    """One client's catalog at one listing version: merged, planned, and its index."""
+
+    version: int
+    catalog: MergedCatalog
+    plan: CatalogPlan | None
+    template: CatalogTemplate
+
+
+class CatalogPlanner:
+    """Computes a client's catalog once per catalog version, off the event loop; the
+    client's sessions share it."""
+
+    def __init__(self, upstreams: EnabledUpstreams, listings: Listings) -> None:
+        self.upstreams = upstreams
+        self.listings = listings
+        self._plans: dict[tuple, tuple[MergedCatalog, CatalogPlan | None, CatalogTemplate]] = {}
+
+    async def current_version(self) -> int:
+        """The listing version, after noticing upstreams added, changed or removed."""
+        await self.upstreams.specs()
+        return self.listings.version
+
+    async def planned(self, identity: ClientIdentity) -> PlannedCatalog:
+        """The client's catalog at the current listing version."""
+        specs = await self.upstreams.specs()
+        wanted = [s for n, s in specs.items() if identity.may_use_upstream(n)]
+        listings = await self.listings.get(wanted)
+        version = self.listings.version
+        key = (version, identity.key, tuple(sorted(s.name for s in wanted)))
+        planned = self._plans.get(key)
+        if planned is None:
+
+            def build() -> tuple[MergedCatalog, CatalogPlan | None, CatalogTemplate]:
+                catalog = merge(identity, listings)
+                return catalog, plan_for(identity, catalog), CatalogTemplate()
+
+            planned = await asyncio.to_thread(build)
+            if len(self._plans) >= PLAN_CACHE_SIZE:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans[key] = planned
+        return PlannedCatalog(version, *planned)
+
+    async def instructions_for(self, identity: ClientIdentity) -> str:
+        """The `initialize` instructions for a client: its upstreams and theirs."""
+        planned = await self.planned(identity)
+        return instructions_text(planned.catalog, planned.plan)

@@ -1,0 +1,174 @@
+"""One /mcp HTTP exchange: checks, authentication, then the SDK (here or at the owner).
+
+Used by the consumer for requests from clients, and by `forwarding` for requests another
+worker passed on; both hand in an ASGI-style `receive` and `send`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from django.conf import settings
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from gateway.http import errors as http_errors
+from gateway.http.envelope import Envelope, inspect_body
+from gateway.http.inflight import DuplicateRequestId, ServerStopping
+from gateway.http.token_throttle import token_throttle
+from gateway.operations.metrics import families as metrics
+from gateway.runtime import Gateway, current_client, get_gateway
+from gateway.sessions.identity import ClientIdentity, bearer_token, identities
+from gateway.sessions.registry import client_key
+from gateway.sessions.server import current_instructions
+
+logger = logging.getLogger(__name__)
+Send = Callable[[dict], Awaitable[None]]
+Receive = Callable[[], Awaitable[dict]]
+OWNER_SILENCE_SECONDS = 10.0
+
+
+async def send_refusal(send: Send, refusal: tuple) -> None:
+    status, headers, body = refusal
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def admit(
+    scope: dict, body: bytes
+) -> tuple[tuple | None, ClientIdentity | None, Envelope | None]:
+    """(refusal, client, JSON-RPC envelope) for a request: Host, Origin, token, body checks."""
+    headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    if not http_errors.host_allowed(headers.get(b"host"), settings.ALLOWED_HOSTS):
+        return http_errors.refusal(421, "Host not allowed (see ALLOWED_HOSTS)"), None, None
+    if not http_errors.origin_allowed(headers.get(b"origin"), settings.MCP_ALLOWED_ORIGINS):
+        refusal = http_errors.refusal(403, "Origin not allowed (see LOCALROUTER_ALLOWED_ORIGINS)")
+        return refusal, None, None
+    if wait := token_throttle.retry_after(scope):
+        return http_errors.throttled(wait), None, None
+    token = bearer_token(scope["headers"])
+    if token is None:
+        return http_errors.unauthorized("missing bearer token"), None, None
+    identity = await identities.authenticate(token)
+    if identity is None:
+        await token_throttle.failed(scope)
+        return http_errors.unauthorized("invalid or revoked token"), None, None
+    envelope = Envelope()
+    if scope["method"] == "POST":
+        if not headers.get(b"content-type", "").lower().startswith("application/json"):
+            return http_errors.refusal(415, "Content-Type must be application/json"), None, None
+        envelope = inspect_body(body)
+        if envelope.error is not None:
+            code, message = envelope.error
+            return http_errors.refusal(400, message, code=code), None, None
+    return None, identity, envelope
+
+
+def _header(scope: dict, name: bytes) -> str | None:
+    return next((v.decode("latin-1") for k, v in scope["headers"] if k.lower() == name), None)
+
+
+async def _owner_elsewhere(gateway: Gateway, scope: dict, identity: ClientIdentity) -> str | None:
+    """The channel of the worker that owns this request, when it is not this one."""
+    forwarding = gateway.forwarding
+    mine = await forwarding.start(serve_exchange)
+    session_id = _header(scope, b"mcp-session-id")
+    if session_id is not None:
+        if gateway.host.owns(session_id):
+            return None
+        owner = await forwarding.directory.owner(session_id)
+    elif _header(scope, b"mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS:
+        owner = await forwarding.directory.claim(client_key(identity), mine)
+    else:
+        return None
+    return owner if owner and owner != mine else None
+
+
+async def _relay(gateway: Gateway, owner: str, scope: dict, body: bytes, send: Send) -> None:
+    """Have the owning worker serve the exchange and pass its answer through."""
+    layer, forwarding = gateway.forwarding.layer, gateway.forwarding
+    reply = await layer.new_channel()
+    exchange = await forwarding.forward(owner, scope, body, reply)
+    silence: float | None = OWNER_SILENCE_SECONDS
+    try:
+        while True:
+            message = await asyncio.wait_for(layer.receive(reply), silence)
+            silence = None
+            event = message["event"]
+            await send(event)
+            if event["type"] == "http.response.body" and not event.get("more_body"):
+                return
+    except TimeoutError:
+        logger.warning("the worker owning this session did not answer; treating it as gone")
+        await send_refusal(send, http_errors.refusal(404, "Session not found"))
+    except asyncio.CancelledError:
+        await asyncio.shield(forwarding.disconnect(owner, exchange))
+        raise
+
+
+def _claiming(gateway: Gateway, send: Send) -> Send:
+    """A send that records this worker as owner of a session it is about to announce."""
+
+    async def send_and_claim(event: dict) -> None:
+        if event["type"] == "http.response.start":
+            for name, value in event.get("headers", []):
+                if name.lower() == b"mcp-session-id":
+                    mine = await gateway.forwarding.start(serve_exchange)
+                    await gateway.forwarding.directory.claim(value.decode(), mine)
+        await send(event)
+
+    return send_and_claim
+
+
+async def serve_exchange(
+    scope: dict, body: bytes, receive: Receive, send: Send, *, forwarded: bool = False
+) -> None:
+    """Serve one exchange: refuse it, pass it to its owning worker, or run it here."""
+    refusal, identity, envelope = await admit(scope, body)
+    if refusal is not None:
+        metrics.count_http_refusal(refusal[0])
+        await send_refusal(send, refusal)
+        return
+    gateway = get_gateway()
+    current_client.set(identity)
+    if gateway.forwarding is not None and not forwarded:
+        owner = await _owner_elsewhere(gateway, scope, identity)
+        if owner is not None:
+            await _relay(gateway, owner, scope, body, send)
+            return
+        send = _claiming(gateway, send)
+    if envelope.method == "initialize":
+        # The handshake's instructions name the upstreams this client may use.
+        current_instructions.set(await gateway.instructions_for_identity(identity))
+    await _serve_here(gateway, scope, identity, envelope, receive, send)
+
+
+async def _serve_here(
+    gateway: Gateway,
+    scope: dict,
+    identity: ClientIdentity,
+    envelope: Envelope,
+    receive: Receive,
+    send: Send,
+) -> None:
+    """Run the exchange in this worker's SDK host, unless it is stopping or the id is in use."""
+    access = AccessToken(token="", client_id=str(identity.id), scopes=[])
+    session_id = _header(scope, b"mcp-session-id")
+    # Keyed by client too: another client's guess at a session id learns nothing here.
+    session_key = f"{identity.id}/{session_id}" if session_id else None
+    try:
+        with gateway.inflight.serving(
+            session_key, envelope.request_id, answer=envelope.is_response
+        ):
+            await gateway.host.handle(
+                {**scope, "user": AuthenticatedUser(access)}, receive, send
+            )
+    except DuplicateRequestId as error:
+        metrics.count_http_refusal(400)
+        refusal = http_errors.refusal(400, str(error), request_id=error.request_id)
+        await send_refusal(send, refusal)
+    except ServerStopping:
+        await send_refusal(send, http_errors.stopping())

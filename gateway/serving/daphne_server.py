@@ -1,0 +1,62 @@
+"""daphne as LocalRouter's HTTP server, on the uvloop event loop where it is installed.
+
+daphne runs Twisted's reactor on an asyncio loop it creates as `daphne.server` is imported,
+so the loop policy must be set before that import: `manage.py serve` therefore starts this
+module in a fresh interpreter (`python -m gateway.serving.daphne_server ARGS`, ARGS as for the
+`daphne` command). uvloop does the loop's own work (callbacks, timers, readiness of
+sockets and of the stdio upstreams' pipes) in C; Twisted still parses and writes HTTP.
+
+Twisted parses each request's Content-Type with the `email` package; the header is one of
+a handful of values, so the parse is memoised.
+
+daphne's access log (one line a request, on stdout) names each request target masked
+(`gateway/serving/daphne_access_log.py`), and is written line by line, so a pipe to journald or a
+file gets each line as its request ends rather than in blocks of several kilobytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib.util
+import sys
+
+from gateway.operations.metrics import multiprocess
+
+CONTENT_TYPES_REMEMBERED = 64
+
+
+def use_uvloop() -> bool:
+    """Make new event loops uvloop's, when it is installed; whether it is."""
+    if importlib.util.find_spec("uvloop") is None:
+        return False
+    import uvloop
+
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    return True
+
+
+def memoise_content_type_parse() -> None:
+    """Twisted's `_parseContentType(bytes) -> bytes` is pure: remember recent answers."""
+    from twisted.web import http
+
+    parse = http._parseContentType
+    if not hasattr(parse, "cache_info"):
+        http._parseContentType = functools.lru_cache(CONTENT_TYPES_REMEMBERED)(parse)
+
+
+def main(argv: list[str]) -> None:
+    use_uvloop()
+    # Imports daphne's server, which creates daphne's loop: after the policy.
+    from gateway.serving.daphne_access_log import MaskedAccessLogCommandLine
+
+    memoise_content_type_parse()
+    sys.stdout.reconfigure(line_buffering=True)  # the access log's stream
+    try:
+        MaskedAccessLogCommandLine().run(argv)
+    finally:
+        multiprocess.leave()  # this worker's live gauges leave the host's sums
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,208 @@
+"""A session's context management: its store, compressed results, catalog search.
+
+Wraps the plain-Python `indexing` core for one gateway session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import mcp_types as types
+from django.conf import settings as django_settings
+
+from clients.context_settings import EffectiveSettings
+from gateway.catalog.view import Activation, CatalogView
+from gateway.operations.metrics import families as metrics
+from gateway.operations.spans import TracedCompressor
+from gateway.sessions.response_embeddings import ResponseEmbeddings
+from indexing.api.background import log_failure
+from indexing.api.catalog_documents import CATALOG_PREFIX
+from indexing.api.tool_results import compress_result, index_tools, run_index_tool, text_result
+from indexing.engine.catalog_chunks import chunk_catalog_document
+from indexing.engine.hybrid import CatalogVectors, embedder, hybrid_hits
+from indexing.engine.search import Ranker
+from indexing.engine.store import SessionStore
+
+logger = logging.getLogger(__name__)
+
+
+def _catalog_vectors(documents: list[tuple[str, str]]) -> CatalogVectors | None:
+    model = embedder(django_settings.EMBEDDING_MODEL_DIR)
+    return CatalogVectors(documents, model) if model is not None else None
+
+
+def new_store() -> SessionStore:
+    """An empty store, bounded as configured (`LOCALROUTER_INDEX_MAX_MIB`)."""
+    return SessionStore(max_bytes=django_settings.INDEX_MAX_BYTES)
+
+
+def index_documents(documents: list[tuple[str, str]], store: SessionStore | None = None):
+    """Add the catalog documents `store` lacks (a new store when none is given); blocking."""
+    store = store if store is not None else new_store()
+    known = set(store.labels(prefix=CATALOG_PREFIX)) | set(store.evicted_labels(CATALOG_PREFIX))
+    missing = [
+        (label, chunk_catalog_document(text)) for label, text in documents if label not in known
+    ]
+    store.add_documents(missing, tool="catalog", trigrams=False)
+    return store
+
+
+class CatalogTemplate:
+    """One client's catalog at one catalog version, indexed once; each session gets a copy."""
+
+    def __init__(self) -> None:
+        self._task: asyncio.Future[SessionStore] | None = None
+        self._vectors: asyncio.Future[CatalogVectors | None] | None = None
+
+    def ready_vectors(self, documents: list[tuple[str, str]]) -> CatalogVectors | None:
+        """The catalog's embeddings for hybrid search once computed (in the background).
+
+        None while they are computed (seconds of CPU for a few hundred tools), without a
+        model, or when computing them failed: searches then rank by keywords alone.
+        """
+        if self._vectors is None:
+            self._vectors = asyncio.ensure_future(asyncio.to_thread(_catalog_vectors, documents))
+            self._vectors.add_done_callback(log_failure(logger, "catalog embeddings failed"))
+        if not self._vectors.done() or self._vectors.cancelled():
+            return None
+        return None if self._vectors.exception() else self._vectors.result()
+
+    async def copy(self, documents: list[tuple[str, str]]) -> SessionStore:
+        """A store of its own holding the indexed catalog (indexed on first use)."""
+        if self._task is None:
+            self._task = asyncio.ensure_future(asyncio.to_thread(index_documents, documents))
+        template = await asyncio.shield(self._task)
+        return template.copy()
+
+
+class SessionIndex:
+    """The store of one session, created on first use, and the index tools served from it."""
+
+    def __init__(self, settings: EffectiveSettings) -> None:
+        self.settings = settings
+        self._store: SessionStore | None = None
+        self._catalog_indexing: asyncio.Task | None = None
+        self._catalog: tuple[CatalogTemplate, list[tuple[str, str]]] | None = None
+        self._responses = ResponseEmbeddings()
+        self.searches = 0
+        self.reads = 0
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.settings.indexing_enabled)
+
+    @property
+    def store(self) -> SessionStore:
+        if self._store is None:
+            self._store = new_store()
+        return self._store
+
+    def labels_stats(self) -> list:
+        """Statistics of the responses indexed so far."""
+        return list(self._store.stats) if self._store is not None else []
+
+    def tools(self) -> list[types.Tool]:
+        """IndexSearch and IndexRead, when indexing is on."""
+        if not self.enabled:
+            return []
+        return index_tools(self.settings.search_tool_name, self.settings.read_tool_name)
+
+    def is_index_tool(self, name: str) -> bool:
+        names = (self.settings.search_tool_name, self.settings.read_tool_name)
+        return self.enabled and name in names
+
+    def index_catalog(self, view: CatalogView, template: CatalogTemplate) -> None:
+        """Bring the view's catalog into the store in the background; searches wait for it.
+
+        A new session copies the client's indexed catalog; a session whose store already
+        exists (a response came first, or the catalog changed) adds what it lacks.
+        """
+        documents = view.documents()
+        if not documents:
+            return
+        self._catalog = (template, documents)
+        if self.settings.vector_search:
+            template.ready_vectors(documents)  # start embedding before the first search
+        previous = self._catalog_indexing
+
+        async def run() -> None:
+            if previous is not None:
+                await previous
+            if self._store is None:
+                copy = await template.copy(documents)
+                if self._store is None:
+                    self._store = copy
+                    return
+                copy.close()  # a response made the store meanwhile: its labels stay valid
+            await asyncio.to_thread(index_documents, documents, self._store)
+
+        self._catalog_indexing = asyncio.create_task(run(), name="index-catalog")
+
+    async def call(
+        self, name: str, arguments: dict | None, view: CatalogView
+    ) -> tuple[types.CallToolResult, Activation]:
+        """Serve IndexSearch/IndexRead; hits on deferred catalog items activate them."""
+        if self._catalog_indexing is not None:
+            await self._catalog_indexing
+        search = name == self.settings.search_tool_name
+        metrics.count_index_use(search=search)
+        if search:
+            self.searches += 1
+        else:
+            self.reads += 1
+        rank = self._hybrid_ranker() if search else None
+        result, labels = await run_index_tool(
+            self.store, search=search, arguments=arguments, rank=rank
+        )
+        activation = view.activate(labels)
+        if activation.kinds():
+            text = f"{result.content[0].text}\n\n{activation.describe()}"
+            result = text_result(text)
+        return result, activation
+
+    def _hybrid_ranker(self) -> Ranker | None:
+        """With vector search on, catalog searches (`source` under `mcp/`) fuse in the
+        catalog's embeddings, other searches those of the responses they cover, each once
+        computed; until then (and without the model) keywords alone rank."""
+        if not self.settings.vector_search:
+            return None
+        catalog = None
+        if self._catalog is not None:
+            catalog = self._catalog[0].ready_vectors(self._catalog[1])
+        store, responses = self.store, self._responses
+
+        def rank(queries: list[str], source: str | None, limit: int) -> list[list]:
+            if source is not None and source.startswith(CATALOG_PREFIX):
+                if catalog is not None:
+                    return hybrid_hits(store, catalog, queries, source, limit)
+            elif (hits := responses.search(store, queries, source, limit)) is not None:
+                return hits
+            return [store.search(query, source=source, limit=limit) for query in queries]
+
+        return rank
+
+    async def compress(self, name: str, result: types.CallToolResult) -> types.CallToolResult:
+        """The result as the client gets it: large text indexed behind a placeholder."""
+        if not self.enabled:
+            return result
+        compressed, compression = await compress_result(
+            result,
+            TracedCompressor(self.store),
+            tool_name=name,
+            threshold=self.settings.response_threshold,
+            search_tool=self.settings.search_tool_name,
+            read_tool=self.settings.read_tool_name,
+        )
+        if compression is not None:
+            metrics.count_indexed_response()
+            if self.settings.vector_search:
+                self._responses.schedule(self.store, compression)  # after the placeholder
+        return compressed
+
+    async def aclose(self) -> None:
+        self._responses.close()
+        if self._catalog_indexing is not None:
+            self._catalog_indexing.cancel()
+        if self._store is not None:  # in a thread: closing waits for responses being written
+            await asyncio.to_thread(self._store.close)
