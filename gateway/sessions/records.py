@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from datetime import UTC, datetime, timedelta
@@ -13,6 +11,7 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.db.models import F
 
+from gateway.flush_loop import FlushLoop
 from gateway.sessions.last_seen import LastSeen, mark_seen
 from gateway.sessions.session import GatewaySession, expiry_check_seconds
 from indexing.reports.models import IndexedLabel, SessionRecord
@@ -108,30 +107,23 @@ class SessionRecorder:
 
     def __init__(self) -> None:
         self._dirty: dict[str, tuple[GatewaySession, bool]] = {}
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task | None = None
+        self._loop = FlushLoop(
+            "session-recorder", self._flush_and_sweep, lambda: settings.SESSION_RECORD_FLUSH_SECONDS
+        )
         self.last_seen = LastSeen()
-        self._closing = False
         self._next_sweep = 0.0  # the first flush also closes records left open by a crash
 
     def changed(self, session: GatewaySession, *, ended: bool = False) -> None:
         """Note that a session started, progressed or ended; written soon, not now."""
         self._dirty[session.record_id] = (session, ended)
         if ended:
-            self._wake.set()
-        if self._task is None and not self._closing:
-            self._task = asyncio.create_task(self._run(), name="session-recorder")
+            self._loop.wake()
+        self._loop.start()
 
-    async def _run(self) -> None:
-        # One write at a time: SQLite allows a single writer, and a write cut short by a
-        # cancellation would go on in its thread while the next one waits for the lock.
-        while not self._closing:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), settings.SESSION_RECORD_FLUSH_SECONDS)
-            self._wake.clear()
-            await self.flush()
-            if not self._closing and time.monotonic() >= self._next_sweep:
-                await self.close_abandoned()
+    async def _flush_and_sweep(self) -> None:
+        await self.flush()
+        if not self._loop.closing and time.monotonic() >= self._next_sweep:
+            await self.close_abandoned()
 
     async def close_abandoned(self) -> None:
         """Close the records of sessions whose process died (SIGKILL, power loss)."""
@@ -160,9 +152,5 @@ class SessionRecorder:
 
     async def aclose(self) -> None:
         """Let the background writer finish, then write what is still pending."""
-        self._closing = True
-        if self._task is not None:
-            self._wake.set()
-            await self._task
-            self._task = None
+        await self._loop.aclose()
         await self.flush()

@@ -12,8 +12,6 @@ here, in the writer's thread (`gateway.operations.audit.arguments`).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections import deque
@@ -22,6 +20,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.db import InterfaceError, OperationalError, close_old_connections
 
+from gateway.flush_loop import FlushLoop
 from gateway.operations.audit.arguments import masked_arguments
 from gateway.operations.audit.models import AuditEvent
 
@@ -77,9 +76,7 @@ class AuditWriter:
         self.batch = batch
         self.max_pending = max_pending
         self._pending: deque[dict[str, Any]] = deque()
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task | None = None
-        self._closing = False
+        self._loop = FlushLoop("audit-writer", self.flush, lambda: self.flush_seconds)
         self.dropped = 0
         """Rows dropped since the last warning about them."""
         self._next_warning = 0.0
@@ -96,17 +93,8 @@ class AuditWriter:
             return
         self._pending.append(row)
         if len(self._pending) >= self.batch:
-            self._wake.set()
-        if self._task is None and not self._closing:
-            self._task = asyncio.create_task(self._run(), name="audit-writer")
-
-    async def _run(self) -> None:
-        # One write at a time, as for session records: SQLite allows a single writer.
-        while not self._closing:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.flush_seconds)
-            self._wake.clear()
-            await self.flush()
+            self._loop.wake()
+        self._loop.start()
 
     async def flush(self) -> bool:
         """Write every queued row now; False if the database refused (they stay queued)."""
@@ -141,11 +129,7 @@ class AuditWriter:
 
     async def aclose(self) -> None:
         """Stop the background task and write what is still queued (said if it cannot be)."""
-        self._closing = True
-        if self._task is not None:
-            self._wake.set()
-            await self._task
-            self._task = None
+        await self._loop.aclose()
         if not await self.flush():
             logger.error("audit trail: %d event(s) lost at shutdown", len(self._pending))
         if self.dropped:
