@@ -48,14 +48,14 @@ import mcp_types as types  # noqa: E402
 
 from benchmarks import _docs  # noqa: E402
 from clients.context_settings import resolve_settings  # noqa: E402
-from gateway.catalog.listings import UpstreamListing  # noqa: E402
 from gateway.catalog.merged import MergedCatalog, merge, plan_for  # noqa: E402
+from gateway.catalog.upstream_listing import UpstreamListing  # noqa: E402
 from gateway.catalog.view import CatalogView  # noqa: E402
 from gateway.sessions.identity import ClientIdentity  # noqa: E402
-from gateway.sessions.index import index_documents  # noqa: E402
 from gateway.upstreams.spec import UpstreamSpec  # noqa: E402
 from indexing.api import catalog_plan  # noqa: E402
 from indexing.api.catalog_plan import CatalogPlan  # noqa: E402
+from indexing.api.session_store import index_documents  # noqa: E402
 from indexing.engine.store import Hit, SessionStore  # noqa: E402
 from indexing.engine.text import one_line  # noqa: E402
 
@@ -223,7 +223,7 @@ def split_row(name: str, outcomes: list[Outcome], plan: CatalogPlan) -> str:
 
 def index_catalog(view: CatalogView) -> SessionStore:
     """Index the view's documents as `SessionIndex.index_catalog` does."""
-    return index_documents(view.documents())
+    return index_documents(view.documents(), SessionStore())
 
 
 def exposed_tool(catalog: MergedCatalog, label: str) -> str | None:
@@ -283,7 +283,7 @@ def open_session(listings: dict[str, UpstreamListing], who: ClientIdentity) -> S
     documents = view.documents()
     ms["documents"] = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
-    store = index_documents(documents)
+    store = index_documents(documents, SessionStore())
     ms["index"] = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
     store.copy().close()
@@ -476,7 +476,7 @@ def report(
         f"Median of {options.runs} fresh sessions after a warm-up. *merge* = "
         "`gateway.catalog.merged.merge` (exposed names), *plan* = `plan_for` (`servers_of` + "
         "`plan_catalog`), *documents* = `CatalogView.documents()`, *index* = a new "
-        "`SessionStore` filled by `gateway.sessions.index.index_documents` (one transaction, "
+        "`SessionStore` filled by `indexing.api.session_store.index_documents` (one transaction, "
         "no trigrams), as the gateway does. Synthetic catalogs replicate the real servers as "
         "`<server>-r<k>` (same tools, other exposed names). The gateway does this once per "
         "client and catalog version; each later session of that client copies the indexed "

@@ -7,9 +7,9 @@ class GatewayConfig(AppConfig):
 
     def ready(self) -> None:
         from gateway.operations.audit.changes import save_change
-        from gateway.upstream_config.status import upstream_health, upstream_names
-        from indexing.reports import live_state as gateway_facts
+        from gateway.sessions.live import GatewayLiveState
+        from indexing.reports.live_state import install_live_state
         from localrouter import change_audit
 
-        gateway_facts.provide_upstreams(names=upstream_names, health=upstream_health)
+        install_live_state(GatewayLiveState())  # the reports read live sessions through it
         change_audit.on_change(save_change)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 
 from clients.context_settings import check_distinct_tool_names, resolve_settings
+from clients.models.global_settings import GlobalSettings
 from clients.models.overrides import ContextOverrides
 
 
@@ -46,6 +47,4 @@ class Client(ContextOverrides):
 
     def clean(self) -> None:
         super().clean()
-        from clients.models.global_settings import GlobalSettings
-
         check_distinct_tool_names(resolve_settings(self, GlobalSettings.load()))

@@ -1,9 +1,15 @@
-"""The singleton row of team-wide context-management overrides."""
+"""The singleton row of team-wide context-management overrides.
 
+Clients inherit from it (`clients.models.client` imports this module); it checks the
+clients' overrides through Django's app registry, so the two modules do not import each
+other.
+"""
+
+from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from clients.context_settings import resolve_settings
+from clients.context_settings import check_distinct_tool_names, resolve_settings
 from clients.models.overrides import ContextOverrides
 
 SINGLETON_ID = 1
@@ -33,12 +39,10 @@ class GlobalSettings(ContextOverrides):
 
     def clean(self) -> None:
         super().clean()
-        from clients.context_settings import check_distinct_tool_names
-        from clients.models.client import Client
-
         check_distinct_tool_names(resolve_settings(None, self))
         # A new global name must not collide with a name some client overrides.
-        for client in Client.objects.exclude(search_tool_name=None, read_tool_name=None):
+        clients = apps.get_model("clients", "Client")
+        for client in clients.objects.exclude(search_tool_name=None, read_tool_name=None):
             try:
                 check_distinct_tool_names(resolve_settings(client, self))
             except ValidationError:

@@ -14,17 +14,14 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.upstreams import UpstreamSpec
-
-if TYPE_CHECKING:
-    from gateway.catalog.listings import UpstreamListing
 
 logger = logging.getLogger(__name__)
 
-ReadFn = Callable[[UpstreamSpec], Awaitable["UpstreamListing"]]
-LateFn = Callable[[str, "UpstreamListing"], Awaitable[None]]
+ReadFn = Callable[[UpstreamSpec], Awaitable[UpstreamListing]]
+LateFn = Callable[[str, UpstreamListing], Awaitable[None]]
 
 
 @dataclass(eq=False)

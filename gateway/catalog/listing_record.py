@@ -11,7 +11,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from gateway.catalog.listings import UpstreamListing
+from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.models import Upstream
 from gateway.operations.metrics import families as metrics
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
 import anyio
 import mcp_types as types
@@ -21,11 +19,10 @@ from mcp_types import METHOD_NOT_FOUND
 
 from gateway.catalog.listing_reads import LateFn, ListingReads
 from gateway.catalog.tool_quirks import first_of_each_name
+from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
-from indexing.api.catalog_plan import ServerCatalog
 
 logger = logging.getLogger(__name__)
-RETRY_FAILED_AFTER = 15.0
 PENDING = "still starting; its tools join the session when it is ready"
 
 
@@ -36,37 +33,6 @@ LIST_METHODS = {
     "templates": "resources/templates/list",
 }
 """Each kind of list an upstream may offer, and the method that reads it."""
-
-
-@dataclass(kw_only=True)
-class UpstreamListing(ServerCatalog):
-    """One upstream's catalog (its own names), or the error that kept us from starting it.
-
-    `error` means the upstream could not be started at all; `failed` maps a list method
-    (e.g. `resources/templates/list`) to why that one list could not be read, while the
-    other lists are still served.
-    """
-
-    spec: UpstreamSpec
-    name: str = ""  # the spec's
-    error: str | None = None
-    failed: dict[str, str] = field(default_factory=dict)
-    pending: bool = False
-    read_at: float = field(default_factory=time.monotonic)
-
-    def __post_init__(self) -> None:
-        self.name = self.name or self.spec.name
-
-    @property
-    def stale(self) -> bool:
-        broken = self.error is not None or bool(self.failed)
-        return broken and time.monotonic() - self.read_at > RETRY_FAILED_AFTER
-
-    def failure_text(self) -> str | None:
-        """Which lists failed and why, in one line (None when every list was read)."""
-        if not self.failed:
-            return None
-        return "; ".join(f"{method} failed: {why}" for method, why in self.failed.items())
 
 
 async def read_listing(connection: UpstreamConnection) -> UpstreamListing:

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import mcp_types as types
 
-from gateway.catalog.listings import UpstreamListing
 from gateway.catalog.naming import ExposedMap
+from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.sessions.identity import ClientIdentity
 from indexing.api.catalog_plan import CatalogPlan, ServerCatalog, plan_catalog
 from indexing.api.tool_results import index_tools, strip_output_schema

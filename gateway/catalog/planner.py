@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from gateway.catalog.listings import Listings
 from gateway.catalog.merged import MergedCatalog, instructions_text, merge, plan_for
 from gateway.sessions.identity import ClientIdentity
-from gateway.sessions.index import CatalogTemplate
+from gateway.sessions.index import catalog_template
 from gateway.upstream_config.enabled import EnabledUpstreams
 from indexing.api.catalog_plan import CatalogPlan
+from indexing.api.session_store import CatalogTemplate
 
 PLAN_CACHE_SIZE = 64  # (client, catalog version) pairs; each holds an indexed catalog
 
@@ -51,7 +52,7 @@ class CatalogPlanner:
 
             def build() -> tuple[MergedCatalog, CatalogPlan | None, CatalogTemplate]:
                 catalog = merge(identity, listings)
-                return catalog, plan_for(identity, catalog), CatalogTemplate()
+                return catalog, plan_for(identity, catalog), catalog_template()
 
             planned = await asyncio.to_thread(build)
             if len(self._plans) >= PLAN_CACHE_SIZE:

@@ -20,8 +20,7 @@ from opentelemetry.trace import Span, StatusCode
 
 from gateway.operations.call_monitor import CallFacts
 from gateway.operations.tracing import tracer
-from indexing.engine.compressor import Compression, ResponseCompressor
-from indexing.engine.stats import CompressionStats
+from indexing.api.compression import Compression, CompressionStats, ResponseCompressor
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """A session's context management: its store, compressed results, catalog search.
 
-Wraps the plain-Python `indexing` core for one gateway session.
+Wraps the MCP-facing API of `indexing` (`indexing.api`) for one gateway session.
 """
 
 from __future__ import annotations
@@ -15,21 +15,17 @@ from clients.context_settings import EffectiveSettings
 from gateway.catalog.view import Activation, CatalogView
 from gateway.operations.metrics import families as metrics
 from gateway.operations.spans import TracedCompressor
-from gateway.sessions.response_embeddings import ResponseEmbeddings
-from indexing.api.background import log_failure
-from indexing.api.catalog_documents import CATALOG_PREFIX
+from indexing.api.response_embeddings import ResponseEmbeddings
+from indexing.api.session_store import (
+    CatalogTemplate,
+    Ranker,
+    SessionStore,
+    hybrid_ranker,
+    index_documents,
+)
 from indexing.api.tool_results import compress_result, index_tools, run_index_tool, text_result
-from indexing.engine.catalog_chunks import chunk_catalog_document
-from indexing.engine.hybrid import CatalogVectors, embedder, hybrid_hits
-from indexing.engine.search import Ranker
-from indexing.engine.store import SessionStore
 
 logger = logging.getLogger(__name__)
-
-
-def _catalog_vectors(documents: list[tuple[str, str]]) -> CatalogVectors | None:
-    model = embedder(django_settings.EMBEDDING_MODEL_DIR)
-    return CatalogVectors(documents, model) if model is not None else None
 
 
 def new_store() -> SessionStore:
@@ -37,43 +33,11 @@ def new_store() -> SessionStore:
     return SessionStore(max_bytes=django_settings.INDEX_MAX_BYTES)
 
 
-def index_documents(documents: list[tuple[str, str]], store: SessionStore | None = None):
-    """Add the catalog documents `store` lacks (a new store when none is given); blocking."""
-    store = store if store is not None else new_store()
-    known = set(store.labels(prefix=CATALOG_PREFIX)) | set(store.evicted_labels(CATALOG_PREFIX))
-    missing = [
-        (label, chunk_catalog_document(text)) for label, text in documents if label not in known
-    ]
-    store.add_documents(missing, tool="catalog", trigrams=False)
-    return store
-
-
-class CatalogTemplate:
-    """One client's catalog at one catalog version, indexed once; each session gets a copy."""
-
-    def __init__(self) -> None:
-        self._task: asyncio.Future[SessionStore] | None = None
-        self._vectors: asyncio.Future[CatalogVectors | None] | None = None
-
-    def ready_vectors(self, documents: list[tuple[str, str]]) -> CatalogVectors | None:
-        """The catalog's embeddings for hybrid search once computed (in the background).
-
-        None while they are computed (seconds of CPU for a few hundred tools), without a
-        model, or when computing them failed: searches then rank by keywords alone.
-        """
-        if self._vectors is None:
-            self._vectors = asyncio.ensure_future(asyncio.to_thread(_catalog_vectors, documents))
-            self._vectors.add_done_callback(log_failure(logger, "catalog embeddings failed"))
-        if not self._vectors.done() or self._vectors.cancelled():
-            return None
-        return None if self._vectors.exception() else self._vectors.result()
-
-    async def copy(self, documents: list[tuple[str, str]]) -> SessionStore:
-        """A store of its own holding the indexed catalog (indexed on first use)."""
-        if self._task is None:
-            self._task = asyncio.ensure_future(asyncio.to_thread(index_documents, documents))
-        template = await asyncio.shield(self._task)
-        return template.copy()
+def catalog_template() -> CatalogTemplate:
+    """A client's catalog template, bounded and embedded as configured."""
+    return CatalogTemplate(
+        max_bytes=django_settings.INDEX_MAX_BYTES, model_dir=django_settings.EMBEDDING_MODEL_DIR
+    )
 
 
 class SessionIndex:
@@ -84,7 +48,10 @@ class SessionIndex:
         self._store: SessionStore | None = None
         self._catalog_indexing: asyncio.Task | None = None
         self._catalog: tuple[CatalogTemplate, list[tuple[str, str]]] | None = None
-        self._responses = ResponseEmbeddings()
+        self._responses = ResponseEmbeddings(
+            model_dir=django_settings.EMBEDDING_MODEL_DIR,
+            max_bytes=django_settings.RESPONSE_VECTORS_MAX_BYTES,
+        )
         self.searches = 0
         self.reads = 0
 
@@ -170,17 +137,7 @@ class SessionIndex:
         catalog = None
         if self._catalog is not None:
             catalog = self._catalog[0].ready_vectors(self._catalog[1])
-        store, responses = self.store, self._responses
-
-        def rank(queries: list[str], source: str | None, limit: int) -> list[list]:
-            if source is not None and source.startswith(CATALOG_PREFIX):
-                if catalog is not None:
-                    return hybrid_hits(store, catalog, queries, source, limit)
-            elif (hits := responses.search(store, queries, source, limit)) is not None:
-                return hits
-            return [store.search(query, source=source, limit=limit) for query in queries]
-
-        return rank
+        return hybrid_ranker(self.store, catalog, self._responses)
 
     async def compress(self, name: str, result: types.CallToolResult) -> types.CallToolResult:
         """The result as the client gets it: large text indexed behind a placeholder."""

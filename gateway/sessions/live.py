@@ -1,12 +1,16 @@
-"""The sessions this worker is serving now, for the admin's live sessions page."""
+"""What the admin shows of this worker's gateway now: its open sessions (the live sessions
+page), and the live state the session reports read (`GatewayLiveState`)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from gateway.runtime import running_gateway
+from gateway.upstream_config.status import UpstreamHealth, upstream_health, upstream_names
+from indexing.api.session_store import SessionStore
 
 
 @dataclass(frozen=True)
@@ -53,3 +57,19 @@ def live_sessions() -> list[LiveSessionRow]:
 def worker_label() -> str:
     """Which worker process answers (each daphne worker has its own sessions)."""
     return f"pid {os.getpid()}"
+
+
+class GatewayLiveState:
+    """The reports' `indexing.reports.live_state.LiveState`, read from this worker's gateway
+    (none before the first /mcp request: then no store is live)."""
+
+    def live_store(self, record_key: str) -> SessionStore | None:
+        gateway = running_gateway()
+        session = gateway.sessions.by_record(record_key) if gateway is not None else None
+        return session.index.store if session is not None else None
+
+    def upstream_names(self) -> Sequence[str]:
+        return upstream_names()
+
+    def upstream_health(self) -> Sequence[UpstreamHealth]:
+        return upstream_health()

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import mcp_types as types
 
-from gateway.catalog.listings import Listings, UpstreamListing
+from gateway.catalog.listings import Listings
+from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.sessions.list_change_bus import ListChangeBus
 from gateway.sessions.registry import SessionRegistry
 from gateway.upstreams.hooks import ListKind

@@ -49,6 +49,13 @@ class SessionRegistry:
         """Every session of this worker, oldest first."""
         return list(self._sessions.values())
 
+    def by_record(self, record_id: str) -> GatewaySession | None:
+        """The open session whose record is `record_id` (None once it is closing)."""
+        for session in self.live():
+            if session.record_id == record_id and not session.closed:
+                return session
+        return None
+
     def connected_using(self, upstream: str) -> list[GatewaySession]:
         """The sessions with a connection to notify whose catalog includes `upstream`."""
         return [

@@ -13,7 +13,7 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import mcp_types as types
 from mcp.server.connection import Connection
@@ -29,15 +29,11 @@ from gateway.sessions.identity import ClientIdentity
 from gateway.sessions.index import SessionIndex
 from gateway.sessions.input_rounds import InputRounds
 from gateway.sessions.list_change_bus import ListChangeBus
-from gateway.sessions.result_size import result_size
 from gateway.sessions.reverse_requests import CallerRegistry
 from gateway.upstream_config.enabled import EnabledUpstreams
 from gateway.upstreams import UpstreamError
+from indexing.api.result_size import result_size
 from indexing.api.tool_results import text_result
-from indexing.reports import live_state as gateway_facts
-
-if TYPE_CHECKING:
-    from gateway.sessions.records import SessionRecorder
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -67,6 +63,13 @@ class SessionStats:
         return sum(self.calls.values())
 
 
+class Recorder(Protocol):
+    """Where a session says its record needs writing (`records.SessionRecorder`, which
+    reads the session: this module does not import it)."""
+
+    def changed(self, session: GatewaySession, *, ended: bool = False) -> None: ...
+
+
 @dataclass(frozen=True)
 class SessionServices:
     """What a gateway session uses of its worker: all of it, and nothing else."""
@@ -74,7 +77,7 @@ class SessionServices:
     catalogs: CatalogPlanner
     upstreams: EnabledUpstreams
     callers: CallerRegistry
-    recorder: SessionRecorder
+    recorder: Recorder
     list_changes: ListChangeBus
     monitor: CallMonitor = field(default_factory=CallMonitor)
 
@@ -105,7 +108,6 @@ class GatewaySession:
         self.in_flight: Counter[str] = Counter()  # upstream -> calls waiting for it now
         self.closed = False
         self.index = SessionIndex(identity.settings)
-        gateway_facts.register_store(self.record_id, lambda: self.index.store)
         self.connection: Connection | None = None  # handshake-era: for change notifications
         self.rounds = InputRounds()  # 2026-07-28 calls waiting for the client's input
         self._view: CatalogView | None = None
@@ -379,5 +381,4 @@ class GatewaySession:
             try:
                 await self.index.aclose()  # first: the record counts every indexed response
             finally:
-                gateway_facts.unregister_store(self.record_id)
                 await self._on_closed(self)

@@ -10,17 +10,26 @@ catalog does not fit, so the tools a plan defers are never shortened at all.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import mcp_types as types
 
 from indexing.api.catalog_shortening import shorten_tool
 
-if TYPE_CHECKING:
-    from indexing.api.catalog_plan import CatalogPlan
-
 # The least any listed tool takes besides its name: a name and an empty input schema.
 TOOL_FLOOR = len('{"name":"","inputSchema":{}}')
+
+
+class PlannedItems(Protocol):
+    """What the budget measures of a plan: a `catalog_plan.CatalogPlan` (that module uses
+    this one)."""
+
+    tools: list[types.Tool]
+    prompts: list[types.Prompt]
+    resources: list[types.Resource]
+    templates: list[types.ResourceTemplate]
+    instructions: dict[str, str]
+    directory: str
 
 
 def wire_size(item: Any) -> int:
@@ -45,7 +54,7 @@ class CatalogBudget:
     see `listed`) in their short form.
     """
 
-    def __init__(self, plan: CatalogPlan, fixed: int) -> None:
+    def __init__(self, plan: PlannedItems, fixed: int) -> None:
         self.plan = plan
         self.fixed = fixed
         self.short = False  # tools are listed in their short form

@@ -33,7 +33,7 @@ DIRECTORY_HEADING = (
 @dataclass
 class ServerCatalog:
     """One upstream's tools, prompts, resources and instructions (with the names it lists
-    them under in `gateway.catalog.listings.UpstreamListing`, exposed names in a client's
+    them under in `gateway.catalog.upstream_listing.UpstreamListing`, exposed names in a client's
     catalog)."""
 
     name: str

@@ -125,7 +125,9 @@ class ResponseCompressor:
             _log_too_large(tool_name, error)
             return None
         placeholder_bytes: Future[int] = Future()  # known once the chunks are all in
-        record = partial(_record, reservation, original_bytes, placeholder_bytes, started)
+        record = partial(
+            _record, self.store, reservation, original_bytes, placeholder_bytes, started
+        )
         indexed = _start(record)  # writes the chunks as they come
         kept = False
         try:
@@ -163,13 +165,13 @@ def _exceeds(text: str, limit: int) -> bool:
 
 
 def _record(
+    store: SessionStore,
     reservation: Reservation,
     original_bytes: int,
     placeholder_bytes: Future[int],
     started: float,
 ) -> CompressionStats | None:
-    """Write a reserved response to its store and record it; None when it was abandoned."""
-    store = reservation.store
+    """Write a reserved response to `store` and record it; None when it was abandoned."""
     with store.exclusive():  # readers see the response and its statistics together
         try:
             indexed = reservation.commit()

@@ -153,7 +153,7 @@ class SessionStore:
         with self._lock:
             entry = self._entry(label, format, feed, trigrams)._replace(raw=raw)
             self.check_fits(entry.expected_bytes())
-            reservation = self._reserved[label] = Reservation(self, entry, tool, run)
+            reservation = self._reserved[label] = Reservation(entry, tool, run, self._commit)
             return reservation
 
     def check_fits(self, byte_count: int) -> None:

@@ -1,14 +1,14 @@
 """A document accepted by a `SessionStore`: what the store keeps of it, and its reservation."""
 
-from typing import TYPE_CHECKING, NamedTuple
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
 
 from indexing.engine.chunker import DocumentFormat, Lines
 from indexing.engine.stats import DocumentStats
 from indexing.engine.store_feed import ChunkFeed
 from indexing.engine.store_schema import DocumentInfo
-
-if TYPE_CHECKING:
-    from indexing.engine.store import SessionStore
 
 
 class Entry(NamedTuple):
@@ -30,19 +30,27 @@ class Entry(NamedTuple):
 
 
 class Reservation:
-    """A document accepted under its label, written to the store by `commit()`.
+    """A document accepted under its label, written to its store by `commit()` (`write`
+    is how the store that made it writes it).
 
     `commit` may run in another thread: until it has, every read of the store waits for
     it, so a search or read never misses a label a client was already told about.
     """
 
-    def __init__(self, store: "SessionStore", entry: Entry, tool: str, run: int | None) -> None:
-        self.store, self.entry, self.tool, self.run = store, entry, tool, run
+    def __init__(
+        self,
+        entry: Entry,
+        tool: str,
+        run: int | None,
+        write: Callable[[Reservation], DocumentStats],
+    ) -> None:
+        self.entry, self.tool, self.run = entry, tool, run
+        self._write = write
 
     def commit(self) -> DocumentStats:
         """Write the document (evicting old ones if needed) as its feed hands the chunks
         over; raises what indexing raised (`DocumentAbandoned`: its maker gave it up)."""
-        return self.store._commit(self)
+        return self._write(self)
 
 
 def document_stats(info: DocumentInfo, seconds: float) -> DocumentStats:

@@ -18,8 +18,8 @@ from django.utils.html import format_html
 
 from clients.models import Client
 from indexing.reports import charts
-from indexing.reports import live_state as gateway_facts
 from indexing.reports import summaries as reports
+from indexing.reports.live_state import live_state
 from indexing.reports.models import IndexedLabel, SessionRecord
 
 MAX_OVERVIEW_DAYS = 366
@@ -33,7 +33,7 @@ class UpstreamFilter(admin.SimpleListFilter):
     parameter_name = "upstream"
 
     def lookups(self, request, model_admin):
-        return [(name, name) for name in gateway_facts.upstream_names()]
+        return [(name, name) for name in live_state().upstream_names()]
 
     def queryset(self, request, queryset):
         upstream = self.value()
@@ -207,7 +207,7 @@ class SessionRecordAdmin(admin.ModelAdmin):
             "Savings overview",
             form=form,
             overview=overview,
-            upstreams=gateway_facts.upstream_health(),
+            upstreams=live_state().upstream_health(),
             **(_overview_charts(overview) if overview else {}),
         )
         return TemplateResponse(request, "admin/indexing/sessionrecord/overview.html", context)

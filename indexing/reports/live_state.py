@@ -1,53 +1,73 @@
-"""What the session reports show of this worker's running gateway, filled in by the gateway.
+"""What the session reports read of this worker's running gateway, through an interface.
 
-The reports are a layer below the gateway and never import it. Instead the gateway
-registers each live session's index store under the session's record key (and removes it
-when the session ends), and at startup hands over how to list upstreams and their health.
-Until then there are no live stores, no upstream names and no health rows.
+The reports are a layer below the gateway and never import it. The gateway hands the indexing
+app its `LiveState` once Django has loaded the apps (`gateway.apps`, `install_live_state`);
+without a gateway (a process without the gateway app) `NoLiveState` answers: no live stores,
+no upstream names and no health rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
-from indexing.engine.store import SessionStore
+from django.apps import apps
 
-StoreLookup = Callable[[], SessionStore]
-
-_stores: dict[str, StoreLookup] = {}
-_upstream_names: Callable[[], Sequence[str]] = tuple
-_upstream_health: Callable[[], Sequence[Any]] = tuple
+if TYPE_CHECKING:
+    from indexing.engine.store import SessionStore
 
 
-def register_store(record_key: str, lookup: StoreLookup) -> None:
-    """A session started: its store (looked up when read, since it is made lazily)."""
-    _stores[record_key] = lookup
+class UpstreamHealthRow(Protocol):
+    """One configured upstream as the overview shows it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def tools(self) -> int | None: ...
+    @property
+    def last_stderr(self) -> str | None: ...
 
 
-def unregister_store(record_key: str) -> None:
-    """The session ended: its store is gone."""
-    _stores.pop(record_key, None)
+class LiveState(Protocol):
+    """What the reports read of the live gateway: session stores and upstreams."""
+
+    def live_store(self, record_key: str) -> SessionStore | None:
+        """The index store of the live session behind a record, or None once it ended."""
+        ...
+
+    def upstream_names(self) -> Sequence[str]:
+        """Every configured upstream's name, in order (the reports' upstream filter)."""
+        ...
+
+    def upstream_health(self) -> Sequence[UpstreamHealthRow]:
+        """Every configured upstream with its state in this worker (the overview)."""
+        ...
 
 
-def live_store(record_key: str) -> SessionStore | None:
-    """The index store of the live session behind a record, or None once it ended."""
-    lookup = _stores.get(record_key)
-    return lookup() if lookup is not None else None
+class NoLiveState:
+    """The live state without a gateway: nothing is live, no upstream is known."""
+
+    def live_store(self, record_key: str) -> SessionStore | None:
+        return None
+
+    def upstream_names(self) -> Sequence[str]:
+        return ()
+
+    def upstream_health(self) -> Sequence[UpstreamHealthRow]:
+        return ()
 
 
-def provide_upstreams(
-    names: Callable[[], Sequence[str]], health: Callable[[], Sequence[Any]]
-) -> None:
-    """How to list the configured upstreams' names, and their health rows (each with
-    name, enabled, state, error, tools and last_stderr), for filters and the overview."""
-    global _upstream_names, _upstream_health
-    _upstream_names, _upstream_health = names, health
+def live_state() -> LiveState:
+    """The live state the gateway installed on the indexing app, else `NoLiveState`."""
+    return apps.get_app_config("indexing").live_state
 
 
-def upstream_names() -> list[str]:
-    return list(_upstream_names())
-
-
-def upstream_health() -> list[Any]:
-    return list(_upstream_health())
+def install_live_state(state: LiveState) -> None:
+    """Hand the reports the live state they read (the gateway does, once, at start-up)."""
+    apps.get_app_config("indexing").live_state = state

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from indexing.engine.errors import IndexToolError
 from indexing.engine.read import format_read
-from indexing.reports import live_state as gateway_facts
+from indexing.reports.live_state import live_state
 from indexing.reports.models import IndexedLabel, SessionRecord
 from localrouter.tool_names import upstream_part
 
@@ -125,7 +125,7 @@ def session_report(record: SessionRecord) -> SessionReport:
         upstreams=calls_by_upstream(record.calls_by_tool or {}),
         responses=Savings(record.bytes_from_upstreams, record.bytes_to_client),
         catalog=Savings(record.catalog_bytes_before, record.catalog_bytes_after),
-        alive=gateway_facts.live_store(record.key) is not None,
+        alive=live_state().live_store(record.key) is not None,
     )
 
 
@@ -263,7 +263,7 @@ def label_content(
     record: SessionRecord, label: str, offset: str | None, limit: int | None
 ) -> LabelContent:
     """A page of an indexed label's lines, read from its live session."""
-    store = gateway_facts.live_store(record.key)
+    store = live_state().live_store(record.key)
     if store is None:
         return LabelContent(alive=False)
     try:

@@ -8,7 +8,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from clients.models import Client, GlobalSettings
-from gateway.sessions.result_size import result_size
+from indexing.api.result_size import result_size
 from tests.e2e.live import start_gateway, stdio_upstream, stop_gateway
 
 pytestmark = pytest.mark.anyio

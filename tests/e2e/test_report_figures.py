@@ -7,7 +7,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from gateway.sessions.result_size import result_size
+from indexing.api.result_size import result_size
 from indexing.reports.models import SessionRecord
 from tests.e2e.live import start_gateway, stdio_upstream, stop_gateway
 from tests.readback import footer_offset, join_read

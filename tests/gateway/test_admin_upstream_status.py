@@ -11,7 +11,8 @@ import pytest
 from django.urls import reverse
 
 from gateway import runtime
-from gateway.catalog.listings import PENDING, UpstreamListing
+from gateway.catalog.listings import PENDING
+from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.upstream_config.status import upstream_health
 from gateway.upstreams import UpstreamConnection, UpstreamSpec, stderr_tail
 from tests.e2e.live import SERVERS

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from gateway import runtime
-from gateway.catalog.listings import UpstreamListing
+from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.upstreams import UpstreamSpec
 from indexing.reports.models import SessionRecord
 from tests.factories import ClientFactory, UpstreamFactory

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import mcp_types as types
 import pytest
 
-from gateway.catalog.listings import UpstreamListing
+from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.sessions.list_change_bus import ListChangeBus
 from gateway.sessions.notifications import NotificationFanOut
 from gateway.sessions.registry import SessionRegistry

@@ -10,8 +10,9 @@ import pytest
 
 from clients.context_settings import resolve_settings
 from gateway.catalog.view import Activation
-from gateway.sessions import response_embeddings
-from gateway.sessions.index import CatalogTemplate, SessionIndex
+from gateway.sessions.index import SessionIndex, catalog_template
+from indexing.api import response_embeddings
+from indexing.api.session_store import CatalogTemplate
 
 pytestmark = pytest.mark.anyio
 
@@ -35,7 +36,7 @@ class _HeldTemplate(CatalogTemplate):
     """Hands out its copy of the catalog only once let go."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(max_bytes=2**20, model_dir=None)
         self.go = asyncio.Event()
 
     async def copy(self, documents: list[tuple[str, str]]):
@@ -68,7 +69,7 @@ async def test_a_response_indexed_while_the_catalog_is_copied_keeps_its_label() 
 
 async def test_indexing_the_same_catalog_again_leaves_search_working() -> None:
     index = SessionIndex(resolve_settings(None, None))
-    template = CatalogTemplate()
+    template = catalog_template()
     index.index_catalog(_Catalog(), template)
     assert "mcp/files/tool/read" in await _call(index, "IndexSearch", {"queries": ["reads a file"]})
     index.index_catalog(_Catalog(), template)  # the view was recomputed: nothing is new

@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from indexing.engine.store import SessionStore
 from indexing.management.commands.demo_data import demo_sessions_create
-from indexing.reports import live_state as gateway_facts
 from indexing.reports.models import IndexedLabel, SessionRecord
 from tests.engine_helpers import add_text
 from tests.factories import ClientFactory, UpstreamFactory
@@ -76,15 +75,14 @@ def record() -> SessionRecord:
 
 
 @pytest.fixture
-def alive(record):
+def alive(record, live_stores):
     """Make `record` the live session of a running gateway whose label holds hostile text."""
     store = SessionStore()
     add_text(
         store, "files__read_text_file:1", f"line one\n{HOSTILE}\n", tool="files__read_text_file"
     )
-    gateway_facts.register_store(record.key, lambda: store)
-    yield SimpleNamespace(end=lambda: gateway_facts.unregister_store(record.key))
-    gateway_facts.unregister_store(record.key)
+    live_stores[record.key] = store
+    return SimpleNamespace(end=lambda: live_stores.pop(record.key))
 
 
 def field(page: str, name: str) -> str:

@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from indexing.engine.store import SessionStore
-from indexing.reports import live_state as gateway_facts
 from indexing.reports import summaries as reports
 from indexing.reports.models import IndexedLabel, SessionRecord
 from tests.engine_helpers import add_text
@@ -132,11 +131,11 @@ def test_the_overview_sums_per_day_and_client_and_ranks_tools_and_responses():
 
 
 @pytest.mark.django_db
-def test_label_content_is_read_from_the_live_session_and_gone_after():
+def test_label_content_is_read_from_the_live_session_and_gone_after(live_stores):
     record = session_record(labels=[("files__read:1", 30, 10)])
     store = SessionStore()
     add_text(store, "files__read:1", "first line\nsecond line\n", tool="files__read", run=1)
-    gateway_facts.register_store(record.key, lambda: store)
+    live_stores[record.key] = store
 
     content = reports.label_content(record, "files__read:1", None, None)
     assert content.alive
@@ -145,7 +144,7 @@ def test_label_content_is_read_from_the_live_session_and_gone_after():
     assert last == "2: second line\n[the text ends with a newline]"
     assert "past the end" in reports.label_content(record, "files__read:1", "9", None).error
 
-    gateway_facts.unregister_store(record.key)  # the session ended
+    del live_stores[record.key]  # the session ended
     assert reports.label_content(record, "files__read:1", None, None) == reports.LabelContent(
         alive=False
     )

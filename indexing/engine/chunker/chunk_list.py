@@ -1,4 +1,5 @@
-"""A document's chunks held in flat arrays: four integers each, titles in one string."""
+"""A document's chunks: one `Chunk`, and all of them held in flat arrays (four integers
+each, titles in one string)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import NamedTuple, overload
 
-from indexing.engine.chunker.document import Chunk
+
+class Chunk(NamedTuple):
+    """A searchable piece of a document covering lines `start_line`..`end_line` (1-based).
+
+    `part` is set when the chunk is one 2,000-character part of a single long line, matching
+    the `N-M` parts IndexRead serves. Its text is always those lines (`ParsedDocument.body`).
+    """
+
+    title: str
+    start_line: int
+    end_line: int
+    part: int | None = None
 
 
 class ChunkColumns(NamedTuple):

@@ -3,7 +3,8 @@
 import re
 from collections.abc import Iterator
 
-from indexing.engine.chunker.document import Chunk, OutlineEntry
+from indexing.engine.chunker.chunk_list import Chunk
+from indexing.engine.chunker.document import OutlineEntry
 from indexing.engine.chunker.line_patterns import LINE_SPACE as _SPACE
 from indexing.engine.chunker.line_patterns import LinePattern
 from indexing.engine.chunker.lines import Lines

@@ -2,13 +2,11 @@
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
+from indexing.engine.chunker.chunk_list import Chunk, ChunkList
 from indexing.engine.chunker.lines import Lines
 from indexing.engine.text import one_line
-
-if TYPE_CHECKING:
-    from indexing.engine.chunker.chunk_list import ChunkList
 
 
 class DocumentFormat(StrEnum):
@@ -18,19 +16,6 @@ class DocumentFormat(StrEnum):
     MARKDOWN = "markdown"
     CODE = "code"
     TEXT = "text"
-
-
-class Chunk(NamedTuple):
-    """A searchable piece of a document covering lines `start_line`..`end_line` (1-based).
-
-    `part` is set when the chunk is one 2,000-character part of a single long line, matching
-    the `N-M` parts IndexRead serves. Its text is always those lines (`ParsedDocument.body`).
-    """
-
-    title: str
-    start_line: int
-    end_line: int
-    part: int | None = None
 
 
 CONTENTS_BYTES = 2048
@@ -57,7 +42,7 @@ class ParsedDocument:
 
     format: DocumentFormat
     lines: Lines
-    chunks: "ChunkList"
+    chunks: ChunkList
     outline: list[OutlineEntry] = field(default_factory=list)
     raw: Lines | None = None
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from indexing.engine.chunker.document import CONTENTS_BYTES, Chunk, OutlineEntry
+from indexing.engine.chunker.chunk_list import Chunk
+from indexing.engine.chunker.document import CONTENTS_BYTES, OutlineEntry
 from indexing.engine.chunker.json_members import Members
 from indexing.engine.chunker.json_naming import NAMES_SHOWN, batch_title, item_naming, member_path
 from indexing.engine.chunker.json_parse import Encoder

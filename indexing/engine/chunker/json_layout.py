@@ -17,7 +17,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from indexing.engine.chunker.document import Chunk, OutlineEntry
+from indexing.engine.chunker.chunk_list import Chunk
+from indexing.engine.chunker.document import OutlineEntry
 from indexing.engine.chunker.lines import Lines
 from indexing.engine.chunker.sizing import MAX_CHUNK_CHARS, make_chunk, split_windows
 

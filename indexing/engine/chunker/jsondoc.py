@@ -12,7 +12,8 @@ from typing import NamedTuple
 import numpy as np
 import orjson
 
-from indexing.engine.chunker.document import Chunk, OutlineEntry
+from indexing.engine.chunker.chunk_list import Chunk
+from indexing.engine.chunker.document import OutlineEntry
 from indexing.engine.chunker.json_chunker import JsonChunker
 from indexing.engine.chunker.json_layout import JsonLayout
 from indexing.engine.chunker.json_members import NotStreamable, read_members

@@ -7,7 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from indexing.engine.chunker.document import Chunk, OutlineEntry
+from indexing.engine.chunker.chunk_list import Chunk
+from indexing.engine.chunker.document import OutlineEntry
 from indexing.engine.chunker.line_patterns import LinePattern
 from indexing.engine.chunker.lines import SPACE, Lines
 from indexing.engine.chunker.packing import pack_lines

@@ -8,7 +8,7 @@ counting newlines at C speed. A run that fits one chunk is not scanned at all.
 import re
 from collections.abc import Iterator, Sequence
 
-from indexing.engine.chunker.document import Chunk
+from indexing.engine.chunker.chunk_list import Chunk
 from indexing.engine.chunker.lines import Lines
 from indexing.engine.chunker.sizing import MAX_CHUNK_CHARS, TARGET_CHUNK_CHARS, Block, split_windows
 

@@ -7,7 +7,7 @@ the headings they sit under, e.g. `EXPANSION > Parameter Expansion`.
 
 from collections.abc import Iterator
 
-from indexing.engine.chunker.document import Chunk
+from indexing.engine.chunker.chunk_list import Chunk
 from indexing.engine.chunker.line_patterns import LinePattern
 from indexing.engine.chunker.lines import Lines
 from indexing.engine.chunker.packing import pack_lines

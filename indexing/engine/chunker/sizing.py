@@ -3,7 +3,7 @@
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
-from indexing.engine.chunker.document import Chunk
+from indexing.engine.chunker.chunk_list import Chunk
 from indexing.engine.text import part_count
 
 TARGET_CHUNK_CHARS = 2000

@@ -2,7 +2,7 @@
 
 import mcp_types as types
 
-from gateway.sessions.result_size import result_size
+from indexing.api.result_size import result_size
 
 PIXEL = "iVBORw0KGgo="
 

@@ -3,7 +3,8 @@
 Computed after the placeholder is sent, on one process-wide thread at a lower priority
 than serving (one response at a time: a MiB of text takes minutes of CPU, and the event
 loop keeps the other core), with the model `indexing.engine.hybrid.embedder` loads once per
-process. Responses above `RESPONSE_VECTORS_MAX_BYTES` get none: keywords alone rank them.
+process. Responses above `max_bytes` (`RESPONSE_VECTORS_MAX_BYTES`) get none: keywords alone
+rank them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-
-from django.conf import settings as django_settings
+from pathlib import Path
 
 from indexing.api.catalog_documents import CATALOG_PREFIX
 from indexing.engine.compressor import Compression
@@ -55,10 +55,13 @@ def _submit(job: Callable[[], None]) -> None:
 
 
 class ResponseEmbeddings:
-    """One session's response vectors: scheduled per response, used once all are ready."""
+    """One session's response vectors: scheduled per response, used once all are ready;
+    `model_dir` holds the embedding model, responses over `max_bytes` get none."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, model_dir: Path | None, max_bytes: int) -> None:
         self._vectors = ResponseVectors()
+        self._model_dir = model_dir
+        self._max_bytes = max_bytes
 
     def schedule(self, store: SessionStore, compression: Compression) -> None:
         """Embed the response once it is indexed (a failed indexing was logged already)."""
@@ -67,11 +70,11 @@ class ResponseEmbeddings:
     def _embed(self, store: SessionStore, compression: Compression) -> None:
         if compression.indexed.exception() is not None:
             return
-        model = embedder(django_settings.EMBEDDING_MODEL_DIR)
+        model = embedder(self._model_dir)
         if model is None:
             return
         stats = compression.indexed.result()
-        if stats.original_bytes > django_settings.RESPONSE_VECTORS_MAX_BYTES:
+        if stats.original_bytes > self._max_bytes:
             self._vectors.skip(stats.label)
             return
         started = time.perf_counter()

@@ -1,0 +1,41 @@
+"""Fixtures for the indexing tests."""
+
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from indexing.engine.store import SessionStore
+from indexing.reports.live_state import (
+    LiveState,
+    UpstreamHealthRow,
+    install_live_state,
+    live_state,
+)
+
+
+class _LiveStores:
+    """Live state whose live sessions are the stores a test sets by record key; upstreams
+    as the state it stands in for tells them."""
+
+    def __init__(self, upstreams: LiveState) -> None:
+        self.stores: dict[str, SessionStore] = {}
+        self._upstreams = upstreams
+
+    def live_store(self, record_key: str) -> SessionStore | None:
+        return self.stores.get(record_key)
+
+    def upstream_names(self) -> Sequence[str]:
+        return self._upstreams.upstream_names()
+
+    def upstream_health(self) -> Sequence[UpstreamHealthRow]:
+        return self._upstreams.upstream_health()
+
+
+@pytest.fixture
+def live_stores() -> Iterator[dict[str, SessionStore]]:
+    """The stores of live sessions the reports see, by record key (empty: none is live)."""
+    installed = live_state()
+    state = _LiveStores(installed)
+    install_live_state(state)
+    yield state.stores
+    install_live_state(installed)
