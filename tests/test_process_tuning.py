@@ -1,28 +1,93 @@
-"""Process-wide tuning belongs to serving: loading Django's apps leaves the interpreter as is."""
+"""Process-wide tuning belongs to serving: the serve entry points tune the process (thread
+switching, numpy's BLAS on one thread); loading Django's apps or the ASGI application, or
+using the search engine, leaves the interpreter and the libraries as they are."""
 
 import pytest
 
-from indexing.engine.compressor import SWITCH_INTERVAL_SECONDS
+from gateway.serving.process_tuning import SWITCH_INTERVAL_SECONDS
+from indexing.engine.embeddings import model_folder_ready
 from tests.fresh_interpreter import run_fresh
 
 PYTHON_DEFAULT = 0.005
+REPORT = (
+    "import sys\n"
+    "from threadpoolctl import threadpool_info\n"
+    "blas = {p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'}\n"
+    "print(sys.getswitchinterval())\n"
+    "print(sorted(blas))\n"
+)
 
 
-def switch_interval_after(statements: str) -> float:
-    """The switch interval a fresh interpreter has after running `statements`."""
+def tuning_after(statements: str) -> tuple[float, str]:
+    """The switch interval and BLAS thread counts a fresh interpreter has after `statements`
+    (numpy imported last, so that its BLAS shows either way)."""
     script = (
-        "import os, sys\n"
+        "import os\n"
         "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'localrouter.settings')\n"
+        "from threadpoolctl import threadpool_limits\n"
         f"{statements}\n"
-        "print(sys.getswitchinterval())\n"
+        "import numpy\n"
+        f"{REPORT}"
     )
-    return float(run_fresh(script)[-1])
+    interval, blas = run_fresh(script)[-2:]
+    return float(interval), blas
 
 
 def test_loading_the_apps_keeps_the_interpreters_switch_interval() -> None:
-    assert switch_interval_after("import django; django.setup()") == PYTHON_DEFAULT
+    assert tuning_after("import django; django.setup()")[0] == PYTHON_DEFAULT
 
 
-def test_the_asgi_entry_point_tunes_thread_switching_for_serving() -> None:
-    tuned = switch_interval_after("import localrouter.asgi")
-    assert tuned == pytest.approx(SWITCH_INTERVAL_SECONDS)  # stored in microseconds
+def test_the_asgi_application_leaves_tuning_to_the_servers() -> None:
+    assert tuning_after("import localrouter.asgi")[0] == PYTHON_DEFAULT
+
+
+def test_loading_the_encoder_leaves_blas_as_it_was(settings) -> None:
+    if not model_folder_ready(settings.EMBEDDING_MODEL_DIR):
+        pytest.skip("all-MiniLM-L6-v2 model folder not found (run `make embeddings`)")
+    _, blas = tuning_after(
+        "import numpy; threadpool_limits(2, user_api='blas')\n"
+        "from pathlib import Path\n"
+        "from indexing.engine.hybrid import embedder\n"
+        f"assert embedder(Path({str(settings.EMBEDDING_MODEL_DIR)!r})) is not None"
+    )
+    assert blas == "[2]"
+
+
+SERVE_ENTRY_POINTS = {
+    "daphne": (
+        "from gateway.serving import daphne_access_log, daphne_server\n"
+        "daphne_access_log.MaskedAccessLogCommandLine.run = lambda self, argv: None\n"
+        "daphne_server.main([])\n"
+    ),
+    "uvicorn": (
+        "import django; django.setup()\n"
+        "from gateway.serving import uvicorn_server\n"
+        "uvicorn_server.DrainingServer.run = lambda self, sockets=None: None\n"
+        "uvicorn_server.serve('127.0.0.1', 0)\n"
+    ),
+    "stdio bridge": (
+        "import django; django.setup()\n"
+        "from django.core.management import call_command\n"
+        "from gateway.management.commands import mcp_stdio\n"
+        "async def served(token): return True\n"
+        "mcp_stdio.serve_stdio = served\n"
+        "call_command('mcp_stdio', token='lr_x')\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("entry_point", SERVE_ENTRY_POINTS)
+def test_each_serve_entry_point_tunes_the_process(entry_point: str) -> None:
+    """Even with numpy's BLAS on two threads before (it runs on one after)."""
+    interval, blas = tuning_after(
+        "import numpy; threadpool_limits(2, user_api='blas')\n" + SERVE_ENTRY_POINTS[entry_point]
+    )
+    assert interval == pytest.approx(SWITCH_INTERVAL_SECONDS)  # stored in microseconds
+    assert blas == "[1]"
+
+
+def test_tuning_reaches_a_blas_loaded_only_by_the_tuning() -> None:
+    _, blas = tuning_after(
+        "from gateway.serving.process_tuning import tune_for_serving\ntune_for_serving()"
+    )
+    assert blas == "[1]"

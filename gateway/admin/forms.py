@@ -98,7 +98,9 @@ class UpstreamAdminForm(forms.ModelForm):
             self.cleaned_data["headers_text"], self.instance.headers or {}, separator=":"
         )
 
-    def _post_clean(self) -> None:
-        self.instance.env = self.cleaned_data.get("env_text", self.instance.env)
-        self.instance.headers = self.cleaned_data.get("headers_text", self.instance.headers)
-        super()._post_clean()
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        # Before the model's own validation, which ModelForm runs after `clean`.
+        self.instance.env = cleaned.get("env_text", self.instance.env)
+        self.instance.headers = cleaned.get("headers_text", self.instance.headers)
+        return cleaned

@@ -1,4 +1,4 @@
-"""The /mcp endpoint: a thin Channels consumer.
+"""The /mcp endpoint: a thin ASGI application that Channels' URLRouter routes to.
 
 It collects the body (within the size limit), hands the exchange to `gateway.http.exchange`
 (checks, authentication, the SDK or the owning worker) and stops when the client leaves.
@@ -7,13 +7,12 @@ It collects the body (within the size limit), hands the exchange to `gateway.htt
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
 import anyio
-from channels.consumer import AsyncConsumer, get_handler_name
-from channels.exceptions import StopConsumer
 from django.conf import settings
+from starlette.types import Receive, Scope, Send
 
 from gateway.http import errors as http_errors
 from gateway.http.exchange import send_refusal, serve_exchange
@@ -26,11 +25,20 @@ logger = logging.getLogger(__name__)
 _finishing: set[asyncio.Task] = set()
 
 
-class McpConsumer(AsyncConsumer):
-    """One HTTP exchange on /mcp: collect the body, serve it, stop when the client leaves."""
+class McpConsumer:
+    """One HTTP exchange on /mcp: collect the body, serve it, stop when the client leaves.
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    A plain ASGI application rather than a Channels consumer: those wait on a fresh task per
+    message (`await_many_dispatch`, built to watch a channel layer too) and close stale
+    database connections before each one, a thread hop each time. Replies from other
+    workers use channels of their own (`forwarding.py`) and this exchange's database work
+    runs in worker threads that close their connections themselves, so the client is the
+    only source of messages: awaiting it in a loop is enough.
+    """
+
+    def __init__(self, scope: Scope, send: Send) -> None:
+        self.scope = scope
+        self.send = send
         self.body: list[bytes] = []
         self.size = 0
         self.task: asyncio.Task | None = None
@@ -38,7 +46,27 @@ class McpConsumer(AsyncConsumer):
         self.response_started = False
         self.response_finished = False
 
-    async def http_request(self, message: dict) -> None:
+    @classmethod
+    def as_asgi(cls) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+        """The ASGI application: each exchange gets a consumer of its own."""
+
+        async def application(scope: Scope, receive: Receive, send: Send) -> None:
+            await cls(scope, send).run(receive)
+
+        return application
+
+    async def run(self, receive: Receive) -> None:
+        """Handle the client's messages until the body is refused or the client is gone."""
+        while True:
+            message = await receive()
+            if message["type"] == "http.request" and not await self.http_request(message):
+                return
+            if message["type"] == "http.disconnect":
+                self.http_disconnect()
+                return
+
+    async def http_request(self, message: dict) -> bool:
+        """Take a piece of the body; whether the exchange goes on (false once refused)."""
         chunk = message.get("body", b"")
         self.size += len(chunk)
         if self.size > settings.MCP_MAX_BODY_BYTES:
@@ -47,37 +75,21 @@ class McpConsumer(AsyncConsumer):
             await send_refusal(
                 self.send, http_errors.refusal(413, f"request body over {limit} bytes")
             )
-            raise StopConsumer()
+            return False
         self.body.append(chunk)
         if not message.get("more_body"):
             self.task = asyncio.create_task(self.serve(b"".join(self.body)))
             _finishing.add(self.task)
             self.task.add_done_callback(_finishing.discard)
+        return True
 
-    async def __call__(self, scope: dict, receive, send) -> None:
-        # Channels waits on a fresh task per message (`await_many_dispatch`, built to watch a
-        # channel layer too). Replies from other workers use channels of their own, so the
-        # client is the only source here: awaiting it is enough.
-        self.scope = scope
-        self.base_send = send
-        with contextlib.suppress(StopConsumer):
-            while True:
-                await self.dispatch(await receive())
-
-    async def dispatch(self, message: dict) -> None:
-        # Channels closes stale DB connections before every message, a thread hop each
-        # time; this consumer's database work runs in worker threads that do it themselves.
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is not None:
-            await handler(message)
-
-    async def http_disconnect(self, message: dict) -> None:
+    def http_disconnect(self) -> None:
+        """The client is gone, or its response is complete."""
         self.disconnected.set()
         # Daphne reports a disconnect as soon as a response is complete; only a stream the
         # client left early is cancelled (the SDK may still be settling the session).
         if self.task is not None and not self.task.done() and not self.response_finished:
             self.task.cancel()
-        raise StopConsumer()
 
     async def serve(self, body: bytes) -> None:
         receive = self.receive_for_sdk(body)

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 
-import numpy as np
+import pydantic_core
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 
-# The SDK's JSON parser refuses deeper documents too; checking first keeps the standard
-# library's recursive parser away from them (2,000 levels overflow its recursion limit).
+# The body is parsed as the SDK's Streamable HTTP transport parses it (`pydantic_core.from_json`),
+# so the envelope accepts exactly what the SDK would. That parser has a fixed depth bound:
+# a deeper text fails at level MAX_NESTING + 1, however deep it goes.
 MAX_NESTING = 200
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)
-_STRING = re.compile(rb'"[^"]*"')
-_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
-_STEP_PLUS_ONE = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")  # opening +1, closing -1
+_TOO_DEEP = "recursion limit exceeded"  # the start of the parser's message past MAX_NESTING
 
 
 @dataclass(frozen=True)
@@ -28,25 +24,42 @@ class Envelope:
     is_response: bool = False  # the client answering a server-to-client request
 
 
-def nested_too_deep(body: bytes) -> bool:
-    """Whether arrays and objects in a JSON text nest deeper than MAX_NESTING (strings aside)."""
-    if body.count(b"[") + body.count(b"{") <= MAX_NESTING:
+class NestedTooDeep(ValueError):
+    """JSON text whose arrays and objects nest deeper than MAX_NESTING."""
+
+
+def parse_json(text: bytes | str) -> object:
+    """Parse JSON text as the SDK does, nesting bounded.
+
+    Raises:
+        NestedTooDeep: arrays and objects nest deeper than MAX_NESTING.
+        ValueError: the text is not JSON (the parser's message says where).
+    """
+    try:
+        return pydantic_core.from_json(text)
+    except ValueError as error:
+        if str(error).startswith(_TOO_DEEP):
+            raise NestedTooDeep(f"JSON nested deeper than {MAX_NESTING} levels") from None
+        raise
+
+
+def nested_too_deep(text: bytes | str) -> bool:
+    """Whether arrays and objects in JSON text nest deeper than MAX_NESTING, strings aside;
+    for parsers without a bound of their own to check first (the text is parsed once)."""
+    try:
+        parse_json(text)
+    except NestedTooDeep:
+        return True
+    except ValueError:
         return False
-    # Escapes go first so that every remaining quote opens or closes a string: linear time.
-    brackets = _STRING.sub(b"", _ESCAPE.sub(b"", body)).translate(None, _NOT_BRACKET)
-    steps = np.frombuffer(brackets.translate(_STEP_PLUS_ONE), dtype=np.uint8).astype(np.int32) - 1
-    return int(np.cumsum(steps).max(initial=0)) > MAX_NESTING
+    return False
 
 
 def inspect_body(body: bytes) -> Envelope:
     """Parse and check the JSON-RPC 2.0 envelope of one POSTed message."""
-    if nested_too_deep(body):
-        return Envelope(
-            error=(PARSE_ERROR, f"Parse error: JSON nested deeper than {MAX_NESTING} levels")
-        )
     try:
-        message = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        message = parse_json(body)
+    except ValueError as error:  # NestedTooDeep included
         return Envelope(error=(PARSE_ERROR, f"Parse error: {error}"))
     if not isinstance(message, dict):
         return Envelope(error=(INVALID_REQUEST, "Invalid Request: expected one JSON-RPC object"))

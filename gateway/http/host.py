@@ -17,7 +17,7 @@ from starlette.types import Receive, Scope, Send
 
 from gateway.http import event_stream
 from gateway.operations import tracing
-from gateway.sdk_internals import build_event_streams_with, hosts_session
+from gateway.seams.mcp_sdk import hosts_session, use_event_stream_response
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ class McpHost:
             session_idle_timeout=idle_timeout,
             max_request_body_size=max_body_bytes,
         )
-        build_event_streams_with(event_stream.event_source_response)
+        use_event_stream_response(event_stream.event_source_response)
         self._started: asyncio.Event | None = None
         self._stop = asyncio.Event()
         self._runner: asyncio.Task | None = None

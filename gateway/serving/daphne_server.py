@@ -7,7 +7,8 @@ module in a fresh interpreter (`python -m gateway.serving.daphne_server ARGS`, A
 sockets and of the stdio upstreams' pipes) in C; Twisted still parses and writes HTTP.
 
 Twisted parses each request's Content-Type with the `email` package; the header is one of
-a handful of values, so the parse is memoised.
+a handful of values, so the parse is memoised (`gateway/seams/twisted.py`). The process is
+tuned for serving (`gateway/serving/process_tuning.py`).
 
 daphne's access log (one line a request, on stdout) names each request target masked
 (`gateway/serving/daphne_access_log.py`), and is written line by line, so a pipe to journald or a
@@ -17,13 +18,12 @@ file gets each line as its request ends rather than in blocks of several kilobyt
 from __future__ import annotations
 
 import asyncio
-import functools
 import importlib.util
 import sys
 
 from gateway.operations.metrics import multiprocess
-
-CONTENT_TYPES_REMEMBERED = 64
+from gateway.seams.twisted import memoise_content_type_parse
+from gateway.serving.process_tuning import tune_for_serving
 
 
 def use_uvloop() -> bool:
@@ -36,21 +36,13 @@ def use_uvloop() -> bool:
     return True
 
 
-def memoise_content_type_parse() -> None:
-    """Twisted's `_parseContentType(bytes) -> bytes` is pure: remember recent answers."""
-    from twisted.web import http
-
-    parse = http._parseContentType
-    if not hasattr(parse, "cache_info"):
-        http._parseContentType = functools.lru_cache(CONTENT_TYPES_REMEMBERED)(parse)
-
-
 def main(argv: list[str]) -> None:
     use_uvloop()
     # Imports daphne's server, which creates daphne's loop: after the policy.
     from gateway.serving.daphne_access_log import MaskedAccessLogCommandLine
 
     memoise_content_type_parse()
+    tune_for_serving()
     sys.stdout.reconfigure(line_buffering=True)  # the access log's stream
     try:
         MaskedAccessLogCommandLine().run(argv)

@@ -18,6 +18,7 @@ from types import FrameType
 import uvicorn
 
 from gateway.runtime import running_gateway
+from gateway.serving.process_tuning import tune_for_serving
 
 logger = logging.getLogger(__name__)
 
@@ -86,4 +87,5 @@ def config(host: str, port: int) -> uvicorn.Config:
 
 def serve(host: str, port: int) -> None:
     """Serve LocalRouter with uvicorn until SIGTERM/SIGINT (blocks)."""
+    tune_for_serving()
     DrainingServer(config(host, port)).run()

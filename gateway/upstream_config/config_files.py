@@ -77,14 +77,19 @@ def parse_config(
     Raises:
         ConfigFileError: malformed JSON or an unknown shape, naming the place.
     """
-    if nested_too_deep(text.encode("utf-8", "surrogatepass")):
-        raise ConfigFileError(f"{source}: nested deeper than {MAX_NESTING} levels")
+    too_deep = ConfigFileError(f"{source}: nested deeper than {MAX_NESTING} levels")
+    # The standard library's parser (it names the line and column of a mistake) recurses
+    # per level: a bounded parse goes first.
+    if nested_too_deep(jsonc.strip_jsonc(text).encode("utf-8", "surrogatepass")):
+        raise too_deep
     try:
         document = jsonc.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigFileError(
             f"{source}:{error.lineno}:{error.colno}: not valid JSON ({error.msg})"
         ) from None
+    except RecursionError:  # deep, after a mistake that stopped the bounded parse early
+        raise too_deep from None
     entries: list[ServerEntry] = []
     seen: dict[str, tuple[str, ServerEntry]] = {}
     for path, servers in _server_tables(document, source):

@@ -1,6 +1,6 @@
 """The stdio transport to an upstream: the SDK's process handling, the gateway's own reader.
 
-The process is started and stopped as the SDK's `stdio_client` does it (`sdk_internals`:
+The process is started and stopped as the SDK's `stdio_client` does it (`gateway.seams.mcp_sdk`:
 its own process group; on close, stdin closed, then SIGTERM and SIGKILL to the whole tree,
 every wait bounded). Its stdout is read here instead: linear in a message's size
 (`MessageLines`), at most `spec.max_message_bytes` of one message kept, and a large message
@@ -23,7 +23,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from gateway.sdk_internals import (
+from gateway.seams.mcp_sdk import (
     STDIO_WRITER_FLUSH_TIMEOUT,
     ServerProcess,
     TransportStreams,

@@ -1,7 +1,6 @@
 """ResponseCompressor: index a large tool response and hand back a placeholder instead."""
 
 import logging
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,31 +20,11 @@ from indexing.engine.text import sanitize, utf8_size
 logger = logging.getLogger(__name__)
 
 
-SWITCH_INTERVAL_SECONDS = 0.0001
-"""How often the interpreter lets another thread run (Python's default is 0.005): see
-`tune_thread_switching`."""
-
 _WRITERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="localrouter-indexing")
 """Index responses while they are chunked, and after their placeholder went out. Threads of
-their own: reads waiting for a write in the default executor can never hold them up."""
-
-
-def tune_thread_switching() -> None:
-    """Let a writer thread's SQLite work overlap the chunking thread's Python work.
-
-    Each time the writer comes back from SQLite (more than once a statement) it needs
-    the GIL, which a busy chunking thread hands over only at the next switch interval.
-    At Python's 5 ms, writing a 5 MiB Markdown response beside its chunking took almost
-    as long as after it; 1 ms overlapped the two (1.14x faster, logs 1.23x, code 1.31x);
-    0.1 ms gains another 7-10% on 1 MiB responses of every format and nothing at 5 MiB
-    (measured side by side with 1 ms, 0.3 ms and 0.03 ms, which gains no more). A busy
-    thread is made to switch only when another one waits, so a lone one pays nothing.
-    The interval is the whole process's: the serve entry points set it once (not app
-    loading: tests and management commands keep the default), and the event loop
-    gets the GIL back sooner from any busy thread too (the gateway overhead benchmark
-    measured the same latency and calls/s at 0.1 ms as at 1 ms).
-    """
-    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
+their own: reads waiting for a write in the default executor can never hold them up. A
+served process switches threads often enough for the two to overlap
+(`gateway/serving/process_tuning.py`, `tune_thread_switching`)."""
 
 
 @dataclass(frozen=True, slots=True)

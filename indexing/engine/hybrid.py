@@ -42,16 +42,12 @@ def embedder(folder: Path | None) -> Any | None:
     """The process's sentence encoder from the model in `folder`, loaded on first use; None
     when numpy & co. or the model's files are missing (then it stays None for the process).
 
-    Loading it limits the process's BLAS to one thread: the encoder's matrices are small,
-    and on a 2-core machine with other work running a query took 25 ms on two OpenBLAS
-    threads against 9 ms on one; the pool's threads would also escape the embedding
-    thread's low priority."""
+    It runs on as many BLAS threads as the process allows: serving allows one
+    (`gateway/serving/process_tuning.py`), which is faster for its small matrices."""
     global _embedder
     with _embedder_lock:
         if _embedder is None:
             try:
-                from threadpoolctl import threadpool_limits
-
                 from indexing.engine.embeddings import Embedder, model_folder_ready
             except ImportError as error:
                 logger.warning("hybrid search unavailable: %s", error)
@@ -61,7 +57,6 @@ def embedder(folder: Path | None) -> Any | None:
                 logger.warning("hybrid search unavailable: no embedding model (see README)")
                 _embedder = False
                 return None
-            threadpool_limits(1, user_api="blas")
             _embedder = Embedder.from_path(folder)
         return _embedder or None
 

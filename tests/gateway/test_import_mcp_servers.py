@@ -124,6 +124,8 @@ def test_existing_upstreams_are_kept_unless_update_is_given(tmp_path):
         ('{"mcpServers": {}}', "lists no servers"),
         ('{"mcpServers": ' * 5_000, "nested deeper than 200 levels"),
         ('{"mcpServers": {"a": {"command": "x", "args": ' + "[" * 3_000, "nested deeper"),
+        ('// a comment\n{"mcpServers": ' * 5_000, "nested deeper than 200 levels"),
+        ('{"mcpServers": {"a": {"command": "\\ud800", "args": ' + "[" * 3_000, "nested deeper"),
     ],
 )
 def test_a_broken_file_is_a_clear_error_that_imports_nothing(tmp_path, content, message):

@@ -22,7 +22,6 @@ from indexing.engine.embeddings import (  # noqa: E402
     model_folder_ready,
 )
 from indexing.engine.fusion import reciprocal_rank_fusion  # noqa: E402
-from tests.fresh_interpreter import run_fresh  # noqa: E402
 
 # sentence-transformers' all-MiniLM-L6-v2 embedding of "hello world", first five dimensions
 # (the canonical values fastembed's test suite checks against, atol 1e-3).
@@ -163,21 +162,3 @@ def test_catalog_embeddings_log_when_they_start_and_finish_with_counts(
     caplog.clear()
     CatalogVectors(documents, embedder)  # cached: no work, no lines
     assert not [r for r in caplog.records if r.name == "indexing.engine.hybrid"]
-
-
-def test_loading_the_process_encoder_leaves_blas_one_thread(embedder: Embedder) -> None:
-    """In a fresh interpreter (the limit is the process's): two BLAS threads before, one after."""
-    script = (
-        "import sys\n"
-        "from threadpoolctl import threadpool_info, threadpool_limits\n"
-        "from indexing.engine.hybrid import embedder\n"
-        "threadpool_limits(2, user_api='blas')\n"
-        "def blas():\n"
-        "    pools = threadpool_info()\n"
-        "    return sorted({p['num_threads'] for p in pools if p['user_api'] == 'blas'})\n"
-        "print(blas())\n"
-        "from pathlib import Path\n"
-        "assert embedder(Path(sys.argv[1])) is not None\n"
-        "print(blas())\n"
-    )
-    assert run_fresh(script, str(settings.EMBEDDING_MODEL_DIR)) == ["[2]", "[1]"]

@@ -141,3 +141,33 @@ async def test_brackets_inside_strings_do_not_count_as_nesting():
     message = {**INITIALIZE, "params": {**INITIALIZE["params"], "_meta": {"x": deep_text}}}
     answer = await post(token, message)
     assert answer.status == 200
+
+
+def initialize_with_meta(value: str) -> bytes:
+    """An initialize request whose `_meta.x` is `value`, a JSON text (3 levels around it)."""
+    message = {**INITIALIZE, "params": {**INITIALIZE["params"], "_meta": {"x": "VALUE"}}}
+    return json.dumps(message).replace('"VALUE"', value).encode()
+
+
+@pytest.mark.parametrize(("depth", "status"), [(200, 200), (201, 400)])
+async def test_the_nesting_limit_is_the_sdks_own(depth, status):
+    token = await add_client("alice")
+    nested = "[" * (depth - 3) + "1" + "]" * (depth - 3)
+    answer = await post(token, initialize_with_meta(nested))
+    assert answer.status == status
+    if status == 400:
+        assert answer.error["message"] == "Parse error: JSON nested deeper than 200 levels"
+
+
+@pytest.mark.parametrize("number", ["NaN", "-Infinity", "1e400", str(2**70)])
+async def test_numbers_the_sdk_reads_pass_the_envelope(number):
+    token = await add_client("alice")
+    answer = await post(token, initialize_with_meta(number))
+    assert answer.status == 200
+
+
+async def test_a_request_id_beyond_64_bits_is_answered_with_that_id():
+    token = await add_client("alice")
+    answer = await post(token, {**INITIALIZE, "id": 2**70})
+    assert answer.status == 200
+    assert answer.messages()[0]["id"] == 2**70

@@ -5,8 +5,8 @@ import os
 import anyio
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from gateway.serving.process_tuning import tune_for_serving
 from gateway.serving.stdio_bridge import serve_stdio
-from indexing.engine.compressor import tune_thread_switching
 
 
 class Command(BaseCommand):
@@ -22,6 +22,6 @@ class Command(BaseCommand):
         token = options["token"]
         if not token:
             raise CommandError("give the client's token with --token or LOCALROUTER_TOKEN")
-        tune_thread_switching()  # serving: as localrouter/asgi.py does for daphne
+        tune_for_serving()  # as daphne's and uvicorn's launchers do
         if not anyio.run(serve_stdio, token):
             raise CommandError("invalid or revoked token")
