@@ -164,7 +164,10 @@ async def _serve_here(
             session_key, envelope.request_id, answer=envelope.is_response
         ):
             await gateway.host.handle(
-                {**scope, "user": AuthenticatedUser(access)}, receive, send
+                {**scope, "user": AuthenticatedUser(access)},
+                receive,
+                send,
+                request_id=envelope.request_id,
             )
     except DuplicateRequestId as error:
         metrics.count_http_refusal(400)

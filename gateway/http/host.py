@@ -13,6 +13,7 @@ import logging
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import RequestId
 from starlette.types import Receive, Scope, Send
 
 from gateway.http import event_stream
@@ -44,10 +45,13 @@ class McpHost:
         self._stop = asyncio.Event()
         self._runner: asyncio.Task | None = None
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serve one /mcp HTTP exchange through the SDK."""
+    async def handle(
+        self, scope: Scope, receive: Receive, send: Send, *, request_id: RequestId | None = None
+    ) -> None:
+        """Serve one /mcp HTTP exchange through the SDK (`request_id`: a POSTed request's)."""
         await self._ensure_started()
-        with event_stream.serving(), tracing.continued_from_headers(scope["headers"]):
+        serving = event_stream.serving(request_id)
+        with serving, tracing.continued_from_headers(scope["headers"]):
             await self._manager.handle_request(scope, receive, send)
 
     def owns(self, session_id: str) -> bool:

@@ -17,16 +17,12 @@ from urllib.parse import urlsplit
 import anyio
 import mcp_types as types
 import pytest
-from sse_starlette import EventSourceResponse
 
+from gateway.http.event_stream import PING_SECONDS
 from tests.e2e.live import running_gateway, stdio_upstream
 from tests.e2e.test_gateway_http import open_session
 
 pytestmark = pytest.mark.anyio
-
-
-# The first ping of a quiet stream comes this long after it opens.
-PING_SECONDS = EventSourceResponse.DEFAULT_PING_INTERVAL
 
 
 def gateway_on(server: str, tmp_path, **env: str):
