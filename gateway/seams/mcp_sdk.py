@@ -22,7 +22,6 @@ from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from sse_starlette import EventSourceResponse
 
 from gateway.seams.private_names import PrivateName, broken, verify
 
@@ -118,6 +117,13 @@ def hosts_session(manager: StreamableHTTPSessionManager, session_id: str) -> boo
     return session_id in manager._server_instances
 
 
+# The response class the SDK's transport builds its event streams with (sse-starlette's),
+# read before this seam replaces it: what a factory leaves to the SDK is answered with it.
+_SDK_EVENT_STREAM_RESPONSE: Callable[..., Any] | None = getattr(
+    streamable_http, "EventSourceResponse", None
+)
+
+
 def use_event_stream_response(factory: Callable[..., Any | None]) -> Callable[..., Any]:
     """Have the SDK's Streamable HTTP transport answer request POSTs and GET streams with
     what `factory` builds, called as the transport calls sse-starlette's
@@ -128,10 +134,13 @@ def use_event_stream_response(factory: Callable[..., Any | None]) -> Callable[..
         SeamBroken: the transport no longer builds them through that module attribute.
     """
     _check_once()
+    sdk_own = _SDK_EVENT_STREAM_RESPONSE
+    if sdk_own is None:  # the SDK had none when this module was imported
+        raise broken(SEAM, LIBRARY, "mcp.server.streamable_http.EventSourceResponse")
 
     def build(**arguments: Any) -> Any:
         response = factory(**arguments)
-        return EventSourceResponse(**arguments) if response is None else response
+        return sdk_own(**arguments) if response is None else response
 
     streamable_http.EventSourceResponse = build
     return build
