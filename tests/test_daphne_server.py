@@ -24,7 +24,7 @@ def test_the_memoised_content_type_parse_answers_as_twisteds_own() -> None:
     lines = run_fresh(
         "from twisted.web import http\n"
         "original = http._parseContentType\n"
-        "from gateway.seams.twisted import memoise_content_type_parse\n"
+        "from gateway.seams.twisted_seam import memoise_content_type_parse\n"
         "memoise_content_type_parse()\n"
         "memoise_content_type_parse()  # twice: still one cache, not a cache of a cache\n"
         "samples = [b'application/json', b'Application/JSON; charset=utf-8',\n"

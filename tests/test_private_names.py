@@ -202,8 +202,8 @@ def test_ruff_refuses_an_sdk_private_module_outside_its_seam() -> None:
     refused = ruff_banned_api("gateway/upstreams/transport.py", source)
     assert refused.returncode == 1
     assert "TID251 `mcp.shared._httpx_utils` is banned" in refused.stdout
-    assert "use gateway.seams.mcp_sdk" in refused.stdout
-    assert ruff_banned_api("gateway/seams/mcp_sdk.py", source).returncode == 0
+    assert "use gateway.seams.mcp_sdk_seam" in refused.stdout
+    assert ruff_banned_api("gateway/seams/mcp_sdk_seam.py", source).returncode == 0
 
 
 def test_ruff_refuses_a_private_name_reached_through_a_library_module() -> None:

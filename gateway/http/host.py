@@ -18,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 
 from gateway.http import event_stream
 from gateway.operations import tracing
-from gateway.seams.mcp_sdk import hosts_session, use_event_stream_response
+from gateway.seams.mcp_sdk_seam import hosts_session, use_event_stream_response
 
 logger = logging.getLogger(__name__)
 

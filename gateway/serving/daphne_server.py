@@ -7,7 +7,7 @@ module in a fresh interpreter (`python -m gateway.serving.daphne_server ARGS`, A
 sockets and of the stdio upstreams' pipes) in C; Twisted still parses and writes HTTP.
 
 Twisted parses each request's Content-Type with the `email` package; the header is one of
-a handful of values, so the parse is memoised (`gateway/seams/twisted.py`). The process is
+a handful of values, so the parse is memoised (`gateway/seams/twisted_seam.py`). The process is
 tuned for serving (`gateway/serving/process_tuning.py`).
 
 daphne's access log (one line a request, on stdout) names each request target masked
@@ -22,7 +22,7 @@ import importlib.util
 import sys
 
 from gateway.operations.metrics import multiprocess
-from gateway.seams.twisted import memoise_content_type_parse
+from gateway.seams.twisted_seam import memoise_content_type_parse
 from gateway.serving.process_tuning import tune_for_serving
 
 

@@ -16,7 +16,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.http.forwarding import Forwarding
 from gateway.operations.metrics import families as metrics
-from gateway.seams.mcp_sdk import connection_of
+from gateway.seams.mcp_sdk_seam import connection_of
 from gateway.sessions.identity import ClientIdentity
 from gateway.sessions.session import GatewaySession, SessionServices, expiry_check_seconds
 

@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from gateway.seams.mcp_sdk import connection_of
+from gateway.seams.mcp_sdk_seam import connection_of
 from gateway.sessions.input_rounds import ParkedCall
 from gateway.upstreams import UpstreamHooks
 

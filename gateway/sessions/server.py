@@ -11,7 +11,7 @@ from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
 
 from gateway.catalog.merged import instructions_text
-from gateway.seams.mcp_sdk import default_discover
+from gateway.seams.mcp_sdk_seam import default_discover
 from gateway.sessions.list_change_bus import ListChangeBus
 from gateway.sessions.registry import SessionRegistry
 

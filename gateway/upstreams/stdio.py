@@ -1,12 +1,13 @@
 """The stdio transport to an upstream: the SDK's process handling, the gateway's own reader.
 
-The process is started and stopped as the SDK's `stdio_client` does it (`gateway.seams.mcp_sdk`:
-its own process group; on close, stdin closed, then SIGTERM and SIGKILL to the whole tree,
-every wait bounded). Its stdout is read here instead: linear in a message's size
-(`MessageLines`), at most `spec.max_message_bytes` of one message kept, and a large message
-parsed in a worker thread so the event loop goes on serving other calls meanwhile. A
-message over the limit ends the transport with an `UpstreamError` as its last item, which
-names the limit and the setting; `watch_closed` hands it to the session as the reason.
+The process is started and stopped as the SDK's `stdio_client` does it
+(`gateway.seams.mcp_sdk_seam`: its own process group; on close, stdin closed, then SIGTERM
+and SIGKILL to the whole tree, every wait bounded). Its stdout is read here instead: linear
+in a message's size (`MessageLines`), at most `spec.max_message_bytes` of one message kept,
+and a large message parsed in a worker thread so the event loop goes on serving other calls
+meanwhile. A message over the limit ends the transport with an `UpstreamError` as its last
+item, which names the limit and the setting; `watch_closed` hands it to the session as the
+reason.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from gateway.seams.mcp_sdk import (
+from gateway.seams.mcp_sdk_seam import (
     STDIO_WRITER_FLUSH_TIMEOUT,
     ServerProcess,
     TransportStreams,

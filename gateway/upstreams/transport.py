@@ -12,7 +12,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from gateway.seams.mcp_sdk import (
+from gateway.seams.mcp_sdk_seam import (
     MCP_DEFAULT_SSE_READ_TIMEOUT,
     Transport,
     TransportStreams,

@@ -18,7 +18,7 @@ from gateway.http.event_stream import (
     own_response,
     serving,
 )
-from gateway.seams.mcp_sdk import use_event_stream_response
+from gateway.seams.mcp_sdk_seam import use_event_stream_response
 
 pytestmark = pytest.mark.anyio
 RESPONSE = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'

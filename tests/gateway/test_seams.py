@@ -10,8 +10,8 @@ import twisted.web as twisted_web
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from gateway.seams import mcp_sdk
-from gateway.seams import twisted as twisted_seam
+from gateway.seams import mcp_sdk_seam as mcp_sdk
+from gateway.seams import twisted_seam
 from gateway.seams.private_names import SeamBroken
 
 
@@ -33,7 +33,8 @@ def test_an_sdk_without_a_private_method_fails_naming_the_seam(monkeypatch) -> N
     with pytest.raises(SeamBroken) as broken:
         mcp_sdk.check()
     message = str(broken.value)
-    assert message.startswith(f"gateway.seams.mcp_sdk: mcp {metadata.version('mcp')} no longer")
+    version = metadata.version("mcp")
+    assert message.startswith(f"gateway.seams.mcp_sdk_seam: mcp {version} no longer")
     assert "mcp.server.lowlevel.server.Server._handle_discover" in message
 
 
@@ -42,7 +43,7 @@ def test_an_sdk_that_stops_setting_a_private_attribute_fails_at_first_use(monkey
         self.app = app
 
     monkeypatch.setattr(StreamableHTTPSessionManager, "__init__", init_without_instances)
-    with pytest.raises(SeamBroken, match=r"^gateway\.seams\.mcp_sdk: mcp ") as broken:
+    with pytest.raises(SeamBroken, match=r"^gateway\.seams\.mcp_sdk_seam: mcp ") as broken:
         mcp_sdk.hosts_session(StreamableHTTPSessionManager(Server("x")), "session")
     assert "StreamableHTTPSessionManager()._server_instances" in str(broken.value)
 
@@ -54,6 +55,6 @@ def test_a_twisted_without_its_content_type_parse_fails_naming_the_seam(monkeypa
         twisted_seam.memoise_content_type_parse()
     message = str(broken.value)
     assert message.startswith(
-        f"gateway.seams.twisted: Twisted {metadata.version('Twisted')} no longer has "
+        f"gateway.seams.twisted_seam: Twisted {metadata.version('Twisted')} no longer has "
         "twisted.web.http._parseContentType"
     )
