@@ -32,8 +32,11 @@ if sys.argv[2:] == ["stay"]:
 
 @pytest.fixture(autouse=True)
 def own_environment(monkeypatch):
-    """`join` sets the library's variable for this process: undone after each test."""
-    monkeypatch.delenv(multiprocess.ENVIRONMENT, raising=False)
+    """`join` sets the library's variable for this process: undone after each test (set first,
+    so that monkeypatch removes it again even when it was unset: a leaked folder would be
+    shared by every gateway the later tests of this process start)."""
+    monkeypatch.setenv(multiprocess.ENVIRONMENT, "")
+    monkeypatch.delenv(multiprocess.ENVIRONMENT)
 
 
 def totals(folder) -> dict[str, float]:
