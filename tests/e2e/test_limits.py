@@ -51,6 +51,31 @@ async def echo(client, text: str = "hi"):
     return await client.call_tool("echo__echo", {"text": text})
 
 
+async def refused_while_one_runs(running, other, text: str = "after"):
+    """`other`'s echo while `running` has a `hang` call in flight, then `other`'s first echo
+    that is let through once that call was cancelled: (the refusal, the answer)."""
+    started = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        started.set()
+
+    with anyio.fail_after(30):  # a guard against a hang, not a measurement
+        async with anyio.create_task_group() as group:
+            group.start_soon(
+                lambda: running.call_tool(
+                    "echo__hang", {"announce": True}, progress_callback=on_progress
+                )
+            )
+            await started.wait()
+            refused = await echo(other)
+            group.cancel_scope.cancel()
+        # The slot is free again once the cancelled call has ended at its worker.
+        while (answer := await echo(other, text)).is_error:
+            assert "concurrent_calls=1" in answer.content[0].text
+            await anyio.sleep(0.05)
+    return refused, answer
+
+
 @pytest.mark.parametrize(("name", "mode"), [("paced", "legacy"), ("paced_modern", "2026-07-28")])
 async def test_calls_over_calls_per_minute_are_refused_naming_the_limit_and_the_wait(
     limited, name, mode
@@ -71,32 +96,14 @@ async def test_calls_over_calls_per_minute_are_refused_naming_the_limit_and_the_
 
 
 async def test_a_second_call_while_one_runs_is_refused_by_concurrent_calls(limited):
-    running = anyio.Event()
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        running.set()
-
     async with limited.client("single") as client:
-        with anyio.fail_after(30):  # a guard against a hang, not a measurement
-            async with anyio.create_task_group() as group:
-                group.start_soon(
-                    lambda: client.call_tool(
-                        "echo__hang", {"announce": True}, progress_callback=on_progress
-                    )
-                )
-                await running.wait()
-                refused = await echo(client)
-                group.cancel_scope.cancel()
-            assert refused.is_error
-            assert refused.content[0].text == (
-                "Limit reached: concurrent_calls=1 for client 'single' (1 running); "
-                "retry when one of them has finished."
-            )
-            # Once the cancelled call has ended at the gateway, its slot is free again.
-            while (answer := await echo(client, "after")).is_error:
-                assert "concurrent_calls=1" in answer.content[0].text
-                await anyio.sleep(0.05)
-        assert answer.content[0].text == "after"
+        refused, answer = await refused_while_one_runs(client, client)
+    assert refused.is_error
+    assert refused.content[0].text == (
+        "Limit reached: concurrent_calls=1 for client 'single' (1 running); "
+        "retry when one of them has finished."
+    )
+    assert answer.content[0].text == "after"
 
 
 async def test_bytes_per_day_counts_the_bytes_delivered(limited):

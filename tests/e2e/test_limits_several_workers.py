@@ -4,12 +4,12 @@ import os
 import uuid
 from contextlib import asynccontextmanager
 
-import anyio
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.e2e.live import start_daphne, start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.test_limits import echo, refused_while_one_runs
 from tests.fixtures.http_server import free_port, stop_process
 
 pytestmark = pytest.mark.anyio
@@ -51,10 +51,6 @@ async def client_of(workers, worker: str, name: str):
             yield client
 
 
-async def echo(client):
-    return await client.call_tool("echo__echo", {"text": "hi"})
-
-
 async def test_calls_split_across_workers_are_refused_once_the_shared_count_is_reached(workers):
     async with (
         client_of(workers, "first", "shared") as first,
@@ -71,29 +67,12 @@ async def test_calls_split_across_workers_are_refused_once_the_shared_count_is_r
 
 
 async def test_a_call_running_in_one_worker_holds_the_other_back(workers):
-    running = anyio.Event()
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        running.set()
-
     async with (
         client_of(workers, "first", "single") as first,
         client_of(workers, "second", "single") as second,
     ):
-        with anyio.fail_after(30):  # a guard against a hang, not a measurement
-            async with anyio.create_task_group() as group:
-                group.start_soon(
-                    lambda: first.call_tool(
-                        "echo__hang", {"announce": True}, progress_callback=on_progress
-                    )
-                )
-                await running.wait()
-                refused = await echo(second)
-                group.cancel_scope.cancel()
-            assert refused.content[0].text.startswith(
-                "Limit reached: concurrent_calls=1 for client 'single' (1 running)"
-            )
-            # The first worker frees the slot once the cancelled call has ended there.
-            while (answer := await echo(second)).is_error:
-                await anyio.sleep(0.05)
-        assert answer.content[0].text == "hi"
+        refused, answer = await refused_while_one_runs(first, second, "hi")
+    assert refused.content[0].text.startswith(
+        "Limit reached: concurrent_calls=1 for client 'single' (1 running)"
+    )
+    assert answer.content[0].text == "hi"
