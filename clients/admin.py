@@ -42,11 +42,12 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         "name",
         "masked_token",
         "is_active",
+        "owner",
         "upstream_summary",
         "last_seen_at",
         "created_at",
     ]
-    list_filter = ["is_active", "all_upstreams"]
+    list_filter = ["is_active", "all_upstreams", "owner"]
     search_fields = ["name", "notes", "token_prefix"]
     filter_horizontal = ["upstreams"]
     readonly_fields = [
@@ -57,7 +58,7 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         "effective_limits",
     ]
     fieldsets = [
-        (None, {"fields": ["name", "is_active", "notes"]}),
+        (None, {"fields": ["name", "owner", "is_active", "notes"]}),
         ("Token", {"fields": ["masked_token", "created_at", "last_seen_at"]}),
         (
             "Upstreams and tools",

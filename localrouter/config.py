@@ -200,6 +200,20 @@ def networks(name: str) -> list[str]:
     return found
 
 
+def public_url(name: str) -> str:
+    """The address clients and browsers reach this gateway at (`https://mcp.example.com`),
+    without a trailing slash; '' when unset (addresses are then taken from each request)."""
+    raw = os.environ.get(name, "").strip().rstrip("/")
+    if not raw:
+        return ""
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{name}: expected an http(s) address such as https://mcp.example.com")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise ConfigError(f"{name}: give the address alone, without query, fragment or user")
+    return raw
+
+
 CSP_DIRECTIVE = re.compile(r"^[a-z][a-z-]*$")
 
 

@@ -83,6 +83,10 @@ try:
     # the client's (localrouter/client_address.py).
     TRUSTED_PROXIES = config.networks("LOCALROUTER_TRUSTED_PROXIES")
     CACHES = config.caches()
+    # The address clients and browsers reach the gateway at, e.g. https://mcp.example.com
+    # (OAuth: the resource URL, redirect and callback addresses, the Client ID Metadata
+    # Document). Unset: taken from each request's Host (localrouter/public_url.py).
+    PUBLIC_URL = config.public_url("LOCALROUTER_PUBLIC_URL")
     # Failed admin logins: this many from one address, or for one user name, within the
     # window lock further attempts for the lockout (localrouter/admin_login.py). 0: never.
     LOGIN_FAILURE_LIMIT = int(config.number("LOCALROUTER_LOGIN_FAILURE_LIMIT", 5, minimum=0))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from clients.context_settings import check_distinct_tool_names, resolve_settings
@@ -19,6 +20,15 @@ class Client(ContextOverrides):
     created_at = models.DateTimeField(auto_now_add=True)
     last_seen_at = models.DateTimeField(null=True, blank=True, editable=False)
     notes = models.TextField(blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="mcp_clients",
+        help_text="The team member this client belongs to: it uses their upstream "
+        "connections. Empty: a team client, using only shared connections.",
+    )
     all_upstreams = models.BooleanField(
         "may use all upstreams",
         default=True,
