@@ -1,8 +1,14 @@
 """Shared test fixtures."""
 
 import pytest
+from hypothesis import settings
 
 from tests.e2e.gateway_db import gateway_databases
+
+# Property tests check behaviour, not speed: hypothesis' per-example deadline (200 ms) is a
+# timing assertion that fails on a loaded 2-core machine (timings belong in benchmarks/).
+settings.register_profile("localrouter", deadline=None)
+settings.load_profile("localrouter")
 
 
 @pytest.fixture
