@@ -19,6 +19,7 @@ from django.http import HttpRequest, HttpResponse
 
 from localrouter.client_address import address_bucket, request_address
 from localrouter.failure_throttle import FailureThrottle, ThrottleRule
+from localrouter.team_sign_in.login_page import login_page_context, password_login_refused
 
 logins = FailureThrottle("admin-login")
 
@@ -74,8 +75,11 @@ class ThrottledLoginForm(AdminAuthenticationForm):
 
 
 def login_view(request: HttpRequest) -> HttpResponse:
-    """The admin site's login view, answering 429 with Retry-After while locked out."""
-    response = admin.site.login(request)
+    """The admin site's login view, answering 429 with Retry-After while locked out, and 403
+    to a password while password login is off (team sign-in only)."""
+    if request.method == "POST" and not settings.PASSWORD_LOGIN:
+        return password_login_refused(request)
+    response = admin.site.login(request, extra_context=login_page_context())
     form = getattr(response, "context_data", None) and response.context_data.get("form")
     if isinstance(form, ThrottledLoginForm) and form.has_error(NON_FIELD_ERRORS, "locked_out"):
         response.status_code = 429

@@ -5,6 +5,7 @@ from pathlib import Path
 from django.utils.csp import CSP
 
 from localrouter import config, otel_config
+from localrouter.team_sign_in import config as team_sign_in_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -92,6 +93,10 @@ try:
     LOGIN_FAILURE_LIMIT = int(config.number("LOCALROUTER_LOGIN_FAILURE_LIMIT", 5, minimum=0))
     LOGIN_FAILURE_WINDOW = config.number("LOCALROUTER_LOGIN_FAILURE_WINDOW", 15 * 60, minimum=1)
     LOGIN_LOCKOUT_SECONDS = config.number("LOCALROUTER_LOGIN_LOCKOUT_SECONDS", 15 * 60, minimum=1)
+    # Team sign-in through the company's OpenID Connect provider (LOCALROUTER_OIDC_*; None:
+    # off), and whether the admin still takes passwords (localrouter/team_sign_in/).
+    TEAM_SIGN_IN = team_sign_in_config.team_sign_in()
+    PASSWORD_LOGIN = team_sign_in_config.password_login(TEAM_SIGN_IN)
     # Invalid bearer tokens on /mcp: this many from one address within the window get it
     # 429 for the lockout, before its tokens are looked at (gateway/http/token_throttle.py).
     TOKEN_FAILURE_LIMIT = int(config.number("LOCALROUTER_TOKEN_FAILURE_LIMIT", 30, minimum=0))
@@ -153,6 +158,26 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# Passwords are checked only while password login is on; team sign-in's backend signs in
+# only through the provider's callback (and answers permission checks as ModelBackend does).
+AUTHENTICATION_BACKENDS = [
+    *(["django.contrib.auth.backends.ModelBackend"] if PASSWORD_LOGIN else []),
+    *(["localrouter.team_sign_in.backend.TeamSignInBackend"] if TEAM_SIGN_IN else []),
+]
+
+# mozilla-django-oidc's settings, from TEAM_SIGN_IN. The provider's endpoints come from its
+# discovery document at sign-in (localrouter/team_sign_in/discovery.py), not from here.
+OIDC_RP_CLIENT_ID = TEAM_SIGN_IN.client_id if TEAM_SIGN_IN else ""
+OIDC_RP_CLIENT_SECRET = TEAM_SIGN_IN.client_secret if TEAM_SIGN_IN else ""
+OIDC_RP_SCOPES = TEAM_SIGN_IN.scopes if TEAM_SIGN_IN else ""
+OIDC_RP_SIGN_ALGO = TEAM_SIGN_IN.signing_algorithm if TEAM_SIGN_IN else "RS256"
+OIDC_TOKEN_USE_BASIC_AUTH = bool(TEAM_SIGN_IN and TEAM_SIGN_IN.token_auth_basic)
+OIDC_OP_AUTHORIZATION_ENDPOINT = OIDC_OP_TOKEN_ENDPOINT = OIDC_OP_USER_ENDPOINT = ""
+OIDC_OP_JWKS_ENDPOINT = "-"  # a placeholder: the library asks for one with RS/ES keys
+OIDC_USE_PKCE = True
+OIDC_TIMEOUT = 10
+LOGIN_REDIRECT_URL = "/admin/"
 
 ROOT_URLCONF = "localrouter.urls"
 ASGI_APPLICATION = "localrouter.asgi.application"

@@ -24,6 +24,7 @@ SECRET_KEY_PARTS = (
     "cookie",
     "jwt",
     "private",
+    "code",  # OAuth authorization codes: a sign-in's callback carries one
 )
 URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
 

@@ -25,6 +25,7 @@ from localrouter.url_masking import MaskUrlsFilter, mask_url, mask_urls_in
         ("https://h/?my+Secret=1", "https://h/?my+Secret=***"),
         ("https://h/cb#access_token=abc&state=1", "https://h/cb#access_token=***&state=1"),
         ("https://h/docs#section-2", "https://h/docs#section-2"),
+        ("/oidc/callback/?code=abc&state=xyz", "/oidc/callback/?code=***&state=xyz"),
         ("https://h/?key", "https://h/?key"),
         ("https://h/users/@me?x=1", "https://h/users/@me?x=1"),
         ("http://u:p@host:99999999/mcp", "http://***@host:99999999/mcp"),
