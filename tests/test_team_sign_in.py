@@ -1,0 +1,179 @@
+"""Team sign-in's settings, group mapping, ID token checks and pages, without a provider.
+
+The sign-in itself, against a real OpenID provider in a browser, is in
+tests/e2e/test_team_sign_in.py.
+"""
+
+from __future__ import annotations
+
+import time
+
+import jwt
+import pytest
+from django.core.exceptions import SuspiciousOperation
+from django.test import override_settings
+
+from localrouter.config import ConfigError
+from localrouter.team_sign_in import discovery
+from localrouter.team_sign_in.backend import TeamSignInBackend
+from localrouter.team_sign_in.config import TeamSignIn, password_login, team_sign_in
+from localrouter.team_sign_in.roles import GroupRoles, Role
+from tests.fixtures.http_server import free_port
+
+ISSUER = "https://login.example.com/realms/team"
+SECRET = "a-client-secret-of-the-test-0123456789"
+ENOUGH = {
+    "LOCALROUTER_OIDC_ISSUER": ISSUER + "/",
+    "LOCALROUTER_OIDC_CLIENT_ID": "localrouter",
+    "LOCALROUTER_OIDC_CLIENT_SECRET": SECRET,
+    "LOCALROUTER_OIDC_STAFF_GROUPS": "lr-staff, lr-readers",
+}
+ROLES = GroupRoles(
+    claim="groups", staff=frozenset({"lr-staff"}), superuser=frozenset({"lr-admins"})
+)
+
+
+def sign_in_settings(issuer: str = ISSUER, algorithm: str = "HS256") -> TeamSignIn:
+    return TeamSignIn(
+        issuer=issuer,
+        client_id="localrouter",
+        client_secret=SECRET,
+        provider_name="Example Corp",
+        scopes="openid email",
+        signing_algorithm=algorithm,
+        token_auth_basic=True,
+        roles=ROLES,
+    )
+
+
+def test_team_sign_in_is_off_until_an_issuer_is_set(monkeypatch):
+    monkeypatch.delenv("LOCALROUTER_OIDC_ISSUER", raising=False)
+    assert team_sign_in() is None
+
+
+def test_the_settings_are_read_with_defaults(monkeypatch):
+    for name, value in ENOUGH.items():
+        monkeypatch.setenv(name, value)
+    settings = team_sign_in()
+    assert settings.issuer == ISSUER  # without the trailing slash
+    assert settings.roles == GroupRoles(
+        "groups", frozenset({"lr-staff", "lr-readers"}), frozenset()
+    )
+    assert (settings.scopes, settings.provider_name) == ("openid email profile", "SSO")
+    assert (settings.signing_algorithm, settings.token_auth_basic) == ("RS256", True)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"LOCALROUTER_OIDC_ISSUER": "login.example.com"}, "LOCALROUTER_OIDC_ISSUER: expected"),
+        ({"LOCALROUTER_OIDC_CLIENT_ID": ""}, "LOCALROUTER_OIDC_CLIENT_ID: required"),
+        ({"LOCALROUTER_OIDC_CLIENT_SECRET": " "}, "LOCALROUTER_OIDC_CLIENT_SECRET: required"),
+        ({"LOCALROUTER_OIDC_STAFF_GROUPS": ""}, "LOCALROUTER_OIDC_STAFF_GROUPS or"),
+        ({"LOCALROUTER_OIDC_SCOPES": "openid profile"}, "must include openid and email"),
+        ({"LOCALROUTER_OIDC_SIGN_ALGORITHM": "none"}, "LOCALROUTER_OIDC_SIGN_ALGORITHM: expected"),
+        ({"LOCALROUTER_OIDC_TOKEN_AUTH": "jwt"}, "LOCALROUTER_OIDC_TOKEN_AUTH: expected one of"),
+    ],
+)
+def test_an_incomplete_team_sign_in_is_a_clear_configuration_error(monkeypatch, changes, message):
+    for name, value in {**ENOUGH, **changes}.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match=message):
+        team_sign_in()
+
+
+def test_password_login_can_be_turned_off_only_with_team_sign_in(monkeypatch):
+    monkeypatch.setenv("LOCALROUTER_PASSWORD_LOGIN", "false")
+    assert password_login(sign_in_settings()) is False
+    with pytest.raises(ConfigError, match="needs team sign-in"):
+        password_login(None)
+
+
+@pytest.mark.parametrize(
+    ("groups", "role"),
+    [
+        (["lr-staff"], Role(is_staff=True, is_superuser=False)),
+        (["sales", "lr-admins"], Role(is_staff=True, is_superuser=True)),
+        (["lr-staff", "lr-admins"], Role(is_staff=True, is_superuser=True)),
+        ("lr-staff", Role(is_staff=True, is_superuser=False)),  # one group as a string
+        (["LR-STAFF"], None),  # names are exact
+        (["sales"], None),
+        ([], None),
+        (None, None),
+        ({"lr-staff": True}, None),  # not a list of names
+    ],
+)
+def test_groups_map_to_staff_and_superuser(groups, role):
+    assert ROLES.role_of({"groups": groups}) == role
+
+
+def _id_token(**claims) -> str:
+    payload = {
+        "iss": ISSUER,
+        "aud": "localrouter",
+        "sub": "ann",
+        "nonce": "n-1",
+        "exp": int(time.time()) + 60,
+        **claims,
+    }
+    return jwt.encode({k: v for k, v in payload.items() if v is not None}, SECRET, "HS256")
+
+
+@pytest.mark.parametrize(
+    ("claims", "message"),
+    [
+        ({"iss": "https://evil.example"}, "another issuer"),
+        ({"aud": "another-app"}, "another client"),
+        ({"aud": ["another-app", "more"]}, "another client"),
+        ({"exp": None}, "no expiry"),
+        ({"nonce": "replayed"}, "Nonce verification failed"),
+    ],
+)
+def test_an_id_token_for_someone_else_is_refused(claims, message):
+    with override_settings(
+        TEAM_SIGN_IN=sign_in_settings(), OIDC_RP_SIGN_ALGO="HS256", OIDC_RP_CLIENT_SECRET=SECRET
+    ):
+        backend = TeamSignInBackend()
+        assert backend.verify_token(_id_token(), nonce="n-1")["sub"] == "ann"
+        with pytest.raises(SuspiciousOperation, match=message):
+            backend.verify_token(_id_token(**claims), nonce="n-1")
+
+
+@pytest.mark.django_db
+def test_a_password_login_never_reaches_the_provider(client, admin_user):
+    with override_settings(TEAM_SIGN_IN=sign_in_settings()):
+        backend = TeamSignInBackend()
+        assert backend.authenticate(None, username="admin", password="password") is None
+
+
+@pytest.mark.django_db
+def test_without_team_sign_in_its_pages_are_404_and_the_login_page_offers_none(client):
+    discovery.forget()
+    assert client.get("/oidc/authenticate/").status_code == 404
+    assert client.get("/oidc/callback/?code=a&state=b").status_code == 404
+    page = client.get("/admin/login/")
+    assert b'id="login-form"' in page.content
+    assert b'id="team-sign-in"' not in page.content
+
+
+@pytest.mark.django_db
+def test_an_unreachable_provider_gets_a_clear_page(client):
+    discovery.forget()
+    unreachable = sign_in_settings(issuer=f"http://127.0.0.1:{free_port()}")
+    with override_settings(TEAM_SIGN_IN=unreachable):
+        answer = client.get("/oidc/authenticate/")
+    assert answer.status_code == 502
+    assert b"Example Corp could not be reached" in answer.content
+    assert b"Traceback" not in answer.content
+
+
+@pytest.mark.django_db
+def test_with_password_login_off_a_posted_password_is_refused_unchecked(client, admin_user):
+    with override_settings(TEAM_SIGN_IN=sign_in_settings(), PASSWORD_LOGIN=False):
+        page = client.get("/admin/login/")
+        assert b'id="team-sign-in"' in page.content
+        assert b'id="login-form"' not in page.content
+        answer = client.post("/admin/login/", {"username": "admin", "password": "password"})
+    assert answer.status_code == 403
+    assert b"Password login is turned off here" in answer.content
+    assert "_auth_user_id" not in client.session
