@@ -45,7 +45,7 @@ def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.C
         ("LOCALROUTER_CSP", "strict", "LOCALROUTER_CSP: expected one of enforce, report-only, off"),
         ("LOCALROUTER_CSP_POLICY", "default_src 'self'", "LOCALROUTER_CSP_POLICY: 'default_src'"),
         ("LOCALROUTER_LOGIN_FAILURE_LIMIT", "-1", "LOCALROUTER_LOGIN_FAILURE_LIMIT: must be"),
-        ("LOCALROUTER_OIDC_ISSUER", "https://login.example", "LOCALROUTER_OIDC_CLIENT_ID: required"),
+        ("LOCALROUTER_OIDC_ISSUER", "https://idp.example", "LOCALROUTER_OIDC_CLIENT_ID: required"),
         ("LOCALROUTER_PASSWORD_LOGIN", "false", "LOCALROUTER_PASSWORD_LOGIN=false needs team"),
         (
             "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB",
