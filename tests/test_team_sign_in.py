@@ -15,7 +15,7 @@ from django.test import override_settings
 
 from localrouter.config import ConfigError
 from localrouter.team_sign_in import discovery
-from localrouter.team_sign_in.backend import TeamSignInBackend
+from localrouter.team_sign_in.backend import TeamSignInBackend, refusal
 from localrouter.team_sign_in.config import TeamSignIn, password_login, team_sign_in
 from localrouter.team_sign_in.roles import GroupRoles, Role
 from tests.fixtures.http_server import free_port
@@ -176,4 +176,29 @@ def test_with_password_login_off_a_posted_password_is_refused_unchecked(client, 
         answer = client.post("/admin/login/", {"username": "admin", "password": "password"})
     assert answer.status_code == 403
     assert b"Password login is turned off here" in answer.content
+    assert "_auth_user_id" not in client.session
+
+
+@pytest.mark.django_db
+def test_an_unverified_email_is_refused_with_a_reason(rf):
+    with override_settings(TEAM_SIGN_IN=sign_in_settings()):
+        backend = TeamSignInBackend()
+        backend.request = rf.get("/oidc/callback/")
+        claims = {"email": "ann@example.com", "email_verified": False, "groups": ["lr-staff"]}
+        assert backend.verify_claims(claims) is False
+        assert (
+            refusal(backend.request)
+            == "Example Corp gave no verified email address for your account."
+        )
+        assert backend.verify_claims({**claims, "email_verified": True}) is True
+
+
+@pytest.mark.django_db
+def test_after_a_password_login_the_signed_out_page_offers_no_provider_sign_out(client, admin_user):
+    client.force_login(admin_user, backend="django.contrib.auth.backends.ModelBackend")
+    with override_settings(TEAM_SIGN_IN=sign_in_settings()):
+        page = client.post("/admin/logout/")
+    assert page.status_code == 200
+    assert b"Logged out" in page.content
+    assert b"provider-sign-out" not in page.content
     assert "_auth_user_id" not in client.session

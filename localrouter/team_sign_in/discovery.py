@@ -24,12 +24,14 @@ class ProviderUnavailable(Exception):
 
 @dataclass(frozen=True)
 class ProviderEndpoints:
-    """Where the browser is sent to sign in, and where the gateway fetches tokens and claims."""
+    """Where the browser is sent to sign in (and out), and where the gateway fetches tokens
+    and claims."""
 
     authorization: str
     token: str
     userinfo: str
     jwks: str
+    end_session: str  # '' when the provider offers no sign-out (RP-initiated logout)
 
 
 _lock = threading.Lock()
@@ -77,4 +79,5 @@ def _fetch(issuer: str) -> ProviderEndpoints:
         token=document["token_endpoint"],
         userinfo=document["userinfo_endpoint"],
         jwks=document["jwks_uri"],
+        end_session=str(document.get("end_session_endpoint") or ""),
     )

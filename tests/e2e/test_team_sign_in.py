@@ -120,6 +120,19 @@ def test_a_staff_member_signs_in_and_out(page: Page, gateway, tmp_path):
     sign_out(page)
     page.goto(admin_url(gateway))
     expect(page.locator("#login-form")).to_be_visible()
+
+    # Signed out here, but the provider would sign the next person straight back in as ann:
+    # the signed-out page offers its sign-out too.
+    page.click("#team-sign-in")
+    expect(page.locator("#user-tools")).to_contain_text("ann@example.com")
+    sign_out(page)
+    page.click("#provider-sign-out")
+    page.click("button[name=logout]")
+    expect(page.locator("main")).to_contain_text("You are signed out of Example Corp")
+    page.goto(admin_url(gateway))
+    page.click("#team-sign-in")
+    expect(page.locator("input[name=password]")).to_be_visible()  # asked again
+
     log = gateway.log()
     assert "/oidc/callback/?code=***" in log  # the access log masks the one-time code
     assert CLIENT_SECRET not in log
