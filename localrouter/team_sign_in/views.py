@@ -12,7 +12,7 @@ import logging
 
 import requests
 from django.conf import settings
-from django.contrib import admin
+from django.contrib import admin, auth
 from django.core.exceptions import SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -85,4 +85,6 @@ class SignInCallback(OIDCAuthenticationCallbackView):
             return problem_page(request, UNREACHABLE, 502)
 
     def login_failure(self) -> HttpResponse:
+        # A refused sign-in leaves nobody signed in, not even whoever was before.
+        auth.logout(self.request)
         return problem_page(self.request, refusal(self.request) or FAILED, 403)
