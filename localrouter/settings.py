@@ -97,6 +97,10 @@ try:
     # off), and whether the admin still takes passwords (localrouter/team_sign_in/).
     TEAM_SIGN_IN = team_sign_in_config.team_sign_in()
     PASSWORD_LOGIN = team_sign_in_config.password_login(TEAM_SIGN_IN)
+    # Seconds between silent checks of a signed-in member with the provider (0: none).
+    OIDC_RENEW_ID_TOKEN_EXPIRY_SECONDS = config.number(
+        "LOCALROUTER_OIDC_RECHECK_SECONDS", 15 * 60, minimum=0
+    )
     # Invalid bearer tokens on /mcp: this many from one address within the window get it
     # 429 for the lockout, before its tokens are looked at (gateway/http/token_throttle.py).
     TOKEN_FAILURE_LIMIT = int(config.number("LOCALROUTER_TOKEN_FAILURE_LIMIT", 30, minimum=0))
@@ -155,6 +159,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "localrouter.team_sign_in.recheck.SessionRecheck",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

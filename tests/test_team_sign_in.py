@@ -14,7 +14,7 @@ from django.core.exceptions import SuspiciousOperation
 from django.test import override_settings
 
 from localrouter.config import ConfigError
-from localrouter.team_sign_in import discovery
+from localrouter.team_sign_in import discovery, recheck
 from localrouter.team_sign_in.backend import TeamSignInBackend, refusal
 from localrouter.team_sign_in.config import TeamSignIn, password_login, team_sign_in
 from localrouter.team_sign_in.roles import GroupRoles, Role
@@ -202,3 +202,38 @@ def test_after_a_password_login_the_signed_out_page_offers_no_provider_sign_out(
     assert b"Logged out" in page.content
     assert b"provider-sign-out" not in page.content
     assert "_auth_user_id" not in client.session
+
+
+@pytest.mark.django_db
+def test_a_password_session_is_never_sent_to_the_provider_for_a_check(client, admin_user):
+    client.force_login(admin_user, backend="django.contrib.auth.backends.ModelBackend")
+    with override_settings(TEAM_SIGN_IN=sign_in_settings()):
+        assert client.get("/admin/").status_code == 200
+
+
+BOTH_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "localrouter.team_sign_in.backend.TeamSignInBackend",
+]
+
+
+@pytest.mark.django_db
+@override_settings(AUTHENTICATION_BACKENDS=BOTH_BACKENDS)
+def test_a_members_check_waits_while_the_provider_is_down_then_goes_there(
+    client, admin_user, caplog, monkeypatch
+):
+    discovery.forget()
+    client.force_login(admin_user, backend=BOTH_BACKENDS[1])
+    down = sign_in_settings(issuer=f"http://127.0.0.1:{free_port()}")
+    with override_settings(TEAM_SIGN_IN=down):
+        assert client.get("/admin/").status_code == 200  # not signed out while it is down
+    assert "cannot check a session again" in caplog.text
+
+    endpoints = discovery.ProviderEndpoints(ISSUER + "/auth", "", "", "", "")
+    monkeypatch.setattr(recheck, "provider_endpoints", lambda issuer: endpoints)
+    with override_settings(TEAM_SIGN_IN=sign_in_settings()):
+        answer = client.get("/admin/clients/")
+    assert answer.status_code == 302
+    assert answer["Location"].startswith(ISSUER + "/auth?")
+    assert "prompt=none" in answer["Location"]
+    assert client.session["oidc_login_next"] == "/admin/clients/"

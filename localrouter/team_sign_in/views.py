@@ -31,6 +31,7 @@ STALE = (
     "This sign-in could not be completed (it was started elsewhere, or already used). Try again."
 )
 FAILED = "{provider} did not sign you in."
+SESSION_ENDED = "Your session at {provider} has ended. Sign in again."
 
 
 def problem_page(request: HttpRequest, reason: str, status: int) -> HttpResponse:
@@ -87,4 +88,7 @@ class SignInCallback(OIDCAuthenticationCallbackView):
     def login_failure(self) -> HttpResponse:
         # A refused sign-in leaves nobody signed in, not even whoever was before.
         auth.logout(self.request)
-        return problem_page(self.request, refusal(self.request) or FAILED, 403)
+        # A silent check (prompt=none) finds the provider's session over.
+        ended = self.request.GET.get("error") == "login_required"
+        reason = refusal(self.request) or (SESSION_ENDED if ended else FAILED)
+        return problem_page(self.request, reason, 403)

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e import test_admin_browser as browser_tests
 from tests.e2e.live import LiveGateway, create_superuser, start_gateway, stop_gateway
-from tests.e2e.test_admin_browser import PASSWORD, admin_url, screenshot
+from tests.e2e.test_admin_browser import PASSWORD, admin_url, screenshot, wait_until
 from tests.fixtures.http_server import free_port
 from tests.fixtures.oidc_provider import CLIENT_SECRET, OpenIdProvider, openid_provider
 
@@ -63,7 +63,10 @@ def gateways(tmp_path_factory, provider) -> Iterator[dict[str, LiveGateway]]:
     try:
         started["both"] = _gateway(tmp_path_factory.mktemp("both"), provider)
         started["sso-only"] = _gateway(
-            tmp_path_factory.mktemp("sso-only"), provider, LOCALROUTER_PASSWORD_LOGIN="false"
+            tmp_path_factory.mktemp("sso-only"),
+            provider,
+            LOCALROUTER_PASSWORD_LOGIN="false",
+            LOCALROUTER_OIDC_RECHECK_SECONDS="1",  # members are checked again at once
         )
         for live in started.values():
             create_superuser(live, PASSWORD)
@@ -223,3 +226,38 @@ def test_callbacks_that_are_stale_forged_or_refused_get_a_clear_page(gateway):
         assert answer.status_code == 403
         assert f"{PROVIDER} did not sign you in." in answer.text
         assert "Traceback" not in answer.text
+
+
+def test_a_signed_in_member_is_checked_again_and_follows_the_provider(
+    page: Page, gateways, provider
+):
+    live = gateways["sso-only"]  # checks members again after a second
+    page.goto(admin_url(live))
+    page.click("#team-sign-in")
+    sign_in_at_provider(page, "dan")
+    expect(page.locator("#user-tools")).to_contain_text("dan@example.com")
+    superuser_link = page.locator("a[href='/admin/auth/user/']")
+    expect(superuser_link).to_have_count(0)
+    try:
+        # Made superuser at the provider: a later page shows it, with no sign-in in between.
+        provider.set_accounts({**ACCOUNTS, "dan": {**ACCOUNTS["dan"], "groups": ["lr-admins"]}})
+
+        def superuser_now() -> bool:
+            page.goto(admin_url(live))
+            return superuser_link.count() > 0
+
+        wait_until(superuser_now, seconds=30, what="the superuser group to take effect")
+        # Out of every group: the next check signs dan out, with the reason.
+        provider.set_accounts({**ACCOUNTS, "dan": {**ACCOUNTS["dan"], "groups": ["sales"]}})
+
+        def refused_now() -> bool:
+            page.goto(admin_url(live))
+            return page.locator("#sign-in-problem").count() > 0
+
+        wait_until(refused_now, seconds=30, what="the member to be signed out")
+        expect(page.locator("#sign-in-problem")).to_contain_text("none of the groups")
+        page.goto(admin_url(live))
+        expect(page.locator("#team-sign-in")).to_be_visible()  # signed out here
+        assert users(live, "dan@example.com")[0]["is_staff"] is False
+    finally:
+        provider.set_accounts(ACCOUNTS)
