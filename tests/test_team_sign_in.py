@@ -237,3 +237,15 @@ def test_a_members_check_waits_while_the_provider_is_down_then_goes_there(
     assert answer["Location"].startswith(ISSUER + "/auth?")
     assert "prompt=none" in answer["Location"]
     assert client.session["oidc_login_next"] == "/admin/clients/"
+
+
+@pytest.mark.django_db
+def test_a_session_of_a_backend_that_is_gone_is_simply_signed_out(client, admin_user):
+    client.force_login(admin_user, backend="django.contrib.auth.backends.ModelBackend")
+    session = client.session
+    session["_auth_user_backend"] = "gone.module.Backend"
+    session.save()
+    with override_settings(TEAM_SIGN_IN=sign_in_settings()):
+        answer = client.get("/admin/")
+    assert answer.status_code == 302
+    assert answer["Location"].startswith("/admin/login/")

@@ -21,6 +21,7 @@ from localrouter.team_sign_in.discovery import provider_endpoints
 
 logger = logging.getLogger(__name__)
 
+BACKEND_PATH = "localrouter.team_sign_in.backend.TeamSignInBackend"  # as sessions name it
 REFUSAL_ATTRIBUTE = "team_sign_in_refusal"
 NO_GROUP = (
     "Your account at {provider} is in none of the groups allowed to sign in to LocalRouter. "

@@ -13,11 +13,13 @@ import logging
 import time
 
 from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.functional import cached_property
 from mozilla_django_oidc.middleware import SessionRefresh
 
+from localrouter.team_sign_in.backend import BACKEND_PATH
 from localrouter.team_sign_in.discovery import ProviderUnavailable, provider_endpoints
 
 logger = logging.getLogger(__name__)
@@ -32,8 +34,11 @@ class SessionRecheck(SessionRefresh):
         return {reverse("oidc_authentication_init"), reverse("oidc_authentication_callback")}
 
     def is_refreshable_url(self, request: HttpRequest) -> bool:
+        # Only sessions this backend signed in (the library would import any session's
+        # backend path, and fail on one that no longer exists).
+        ours = request.session.get(BACKEND_SESSION_KEY) == BACKEND_PATH
         on = settings.TEAM_SIGN_IN is not None and settings.OIDC_RENEW_ID_TOKEN_EXPIRY_SECONDS
-        return bool(on) and super().is_refreshable_url(request)
+        return ours and bool(on) and super().is_refreshable_url(request)
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
         if not self.is_refreshable_url(request):

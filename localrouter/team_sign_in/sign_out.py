@@ -11,16 +11,15 @@ from django.contrib import admin
 from django.contrib.auth import BACKEND_SESSION_KEY
 from django.http import HttpRequest, HttpResponse
 
+from localrouter.team_sign_in.backend import BACKEND_PATH
 from localrouter.team_sign_in.discovery import ProviderUnavailable, provider_endpoints
-
-BACKEND = "localrouter.team_sign_in.backend.TeamSignInBackend"
 
 
 def provider_sign_out_url(request: HttpRequest) -> str:
     """The provider's sign-out address for this session's member, or '' (a password login,
     or a provider without RP-initiated logout)."""
     sign_in = settings.TEAM_SIGN_IN
-    if sign_in is None or request.session.get(BACKEND_SESSION_KEY) != BACKEND:
+    if sign_in is None or request.session.get(BACKEND_SESSION_KEY) != BACKEND_PATH:
         return ""
     try:
         end_session = provider_endpoints(sign_in.issuer).end_session
