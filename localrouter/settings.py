@@ -181,6 +181,8 @@ OIDC_TOKEN_USE_BASIC_AUTH = bool(TEAM_SIGN_IN and TEAM_SIGN_IN.token_auth_basic)
 OIDC_OP_AUTHORIZATION_ENDPOINT = OIDC_OP_TOKEN_ENDPOINT = OIDC_OP_USER_ENDPOINT = ""
 OIDC_OP_JWKS_ENDPOINT = "-"  # a placeholder: the library asks for one with RS/ES keys
 OIDC_USE_PKCE = True
+# The callback address under LOCALROUTER_PUBLIC_URL when it is set, else the request's.
+OIDC_AUTH_REQUEST_EXTRA_PARAMS = team_sign_in_config.callback_override(PUBLIC_URL)
 OIDC_TIMEOUT = 10
 LOGIN_REDIRECT_URL = "/admin/"
 

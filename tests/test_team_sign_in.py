@@ -7,16 +7,26 @@ tests/e2e/test_team_sign_in.py.
 from __future__ import annotations
 
 import time
+from urllib.parse import parse_qs, urlsplit
 
 import jwt
 import pytest
+import requests
 from django.core.exceptions import SuspiciousOperation
 from django.test import override_settings
+from django.urls import reverse
+from mozilla_django_oidc import auth as oidc_auth
 
 from localrouter.config import ConfigError
-from localrouter.team_sign_in import discovery, recheck
+from localrouter.team_sign_in import discovery, recheck, views
 from localrouter.team_sign_in.backend import TeamSignInBackend, refusal
-from localrouter.team_sign_in.config import TeamSignIn, password_login, team_sign_in
+from localrouter.team_sign_in.config import (
+    CALLBACK_PATH,
+    TeamSignIn,
+    callback_override,
+    password_login,
+    team_sign_in,
+)
 from localrouter.team_sign_in.roles import GroupRoles, Role
 from tests.fixtures.http_server import free_port
 
@@ -249,3 +259,30 @@ def test_a_session_of_a_backend_that_is_gone_is_simply_signed_out(client, admin_
         answer = client.get("/admin/")
     assert answer.status_code == 302
     assert answer["Location"].startswith("/admin/login/")
+
+
+@pytest.mark.django_db
+def test_the_callback_address_follows_the_public_url(client, monkeypatch):
+    assert reverse("oidc_authentication_callback") == CALLBACK_PATH
+    endpoints = discovery.ProviderEndpoints(ISSUER + "/auth", ISSUER + "/token", "", "", "")
+    monkeypatch.setattr(views, "provider_endpoints", lambda issuer: endpoints)
+    public = callback_override("https://mcp.example.com")
+    assert public == {"redirect_uri": "https://mcp.example.com/oidc/callback/"}
+    with override_settings(TEAM_SIGN_IN=sign_in_settings(), OIDC_AUTH_REQUEST_EXTRA_PARAMS=public):
+        answer = client.get("/oidc/authenticate/")
+        sent = parse_qs(urlsplit(answer["Location"]).query)
+        assert sent["redirect_uri"] == ["https://mcp.example.com/oidc/callback/"]
+        assert sent["code_challenge_method"] == ["S256"] and sent["state"] and sent["nonce"]
+
+        # The code is redeemed with the same address (the token request as the library sends it).
+        posted = {}
+
+        def token_endpoint(url, data, **kwargs):
+            posted.update(data)
+            raise requests.ConnectionError("stop here")
+
+        monkeypatch.setattr(oidc_auth.requests, "post", token_endpoint)
+        with pytest.raises(requests.ConnectionError):
+            TeamSignInBackend().get_token({"code": "c", "redirect_uri": "http://testserver/x"})
+    assert posted["redirect_uri"] == "https://mcp.example.com/oidc/callback/"
+    assert callback_override("") == {}

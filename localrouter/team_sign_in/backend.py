@@ -57,6 +57,10 @@ class TeamSignInBackend(OIDCAuthenticationBackend):
         self.OIDC_OP_JWKS_ENDPOINT = endpoints.jwks
         return super().authenticate(request, **kwargs)
 
+    def get_token(self, payload: dict[str, Any]) -> dict[str, Any]:
+        # The code is redeemed with the redirect URI it was issued for (LOCALROUTER_PUBLIC_URL).
+        return super().get_token({**payload, **settings.OIDC_AUTH_REQUEST_EXTRA_PARAMS})
+
     def verify_token(self, token: str, **kwargs: Any) -> dict[str, Any]:
         payload = super().verify_token(token, **kwargs)
         if "nonce" in kwargs:  # the ID token (a signed userinfo answer comes without)

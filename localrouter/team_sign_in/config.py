@@ -14,6 +14,7 @@ from localrouter.config import ConfigError, boolean, choice, listing
 from localrouter.team_sign_in.roles import GroupRoles
 
 DEFAULT_SCOPES = "openid email profile"
+CALLBACK_PATH = "/oidc/callback/"  # where the provider sends the browser back (urls.py)
 SIGNING_ALGORITHMS = ("RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "HS256")
 
 
@@ -87,6 +88,12 @@ def password_login(sign_in: TeamSignIn | None) -> bool:
             "else nobody could log into the admin"
         )
     return allowed
+
+
+def callback_override(public_url: str) -> dict[str, str]:
+    """The redirect URI sent to the provider when `LOCALROUTER_PUBLIC_URL` names the gateway's
+    address (mozilla-django-oidc's extra request parameters); {} to take it from each request."""
+    return {"redirect_uri": public_url + CALLBACK_PATH} if public_url else {}
 
 
 def _text(name: str) -> str:
