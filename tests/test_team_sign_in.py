@@ -286,3 +286,18 @@ def test_the_callback_address_follows_the_public_url(client, monkeypatch):
             TeamSignInBackend().get_token({"code": "c", "redirect_uri": "http://testserver/x"})
     assert posted["redirect_uri"] == "https://mcp.example.com/oidc/callback/"
     assert callback_override("") == {}
+
+
+@pytest.mark.django_db
+def test_a_user_deactivated_here_is_refused_whatever_the_groups(rf, django_user_model):
+    user = django_user_model.objects.create_user("ann@example.com", email="ann@example.com")
+    user.is_active = False
+    user.save()
+    with override_settings(TEAM_SIGN_IN=sign_in_settings()):
+        backend = TeamSignInBackend()
+        backend.request = rf.get("/oidc/callback/")
+        claims = {"email": "Ann@Example.com", "groups": ["lr-admins"]}
+        [found] = backend.filter_users_by_claims(claims)
+        updated = backend.update_user(found, claims)
+    assert refusal(backend.request) == "Your LocalRouter user is deactivated. Ask an administrator."
+    assert (updated.is_active, updated.is_superuser) == (False, True)
