@@ -43,14 +43,14 @@ ROLES = GroupRoles(
 )
 
 
-def sign_in_settings(issuer: str = ISSUER, algorithm: str = "HS256") -> TeamSignIn:
+def sign_in_settings(issuer: str = ISSUER, name: str = "Example Corp") -> TeamSignIn:
     return TeamSignIn(
         issuer=issuer,
         client_id="localrouter",
         client_secret=SECRET,
-        provider_name="Example Corp",
+        provider_name=name,
         scopes="openid email",
-        signing_algorithm=algorithm,
+        signing_algorithm="HS256",
         token_auth_basic=True,
         roles=ROLES,
     )
@@ -169,11 +169,11 @@ def test_without_team_sign_in_its_pages_are_404_and_the_login_page_offers_none(c
 @pytest.mark.django_db
 def test_an_unreachable_provider_gets_a_clear_page(client):
     discovery.forget()
-    unreachable = sign_in_settings(issuer=f"http://127.0.0.1:{free_port()}")
+    unreachable = sign_in_settings(f"http://127.0.0.1:{free_port()}", name="ACME {x} & <b>")
     with override_settings(TEAM_SIGN_IN=unreachable):
         answer = client.get("/oidc/authenticate/")
     assert answer.status_code == 502
-    assert b"Example Corp could not be reached" in answer.content
+    assert b"ACME {x} &amp; &lt;b&gt; could not be reached" in answer.content
     assert b"Traceback" not in answer.content
 
 
@@ -196,10 +196,8 @@ def test_an_unverified_email_is_refused_with_a_reason(rf):
         backend.request = rf.get("/oidc/callback/")
         claims = {"email": "ann@example.com", "email_verified": False, "groups": ["lr-staff"]}
         assert backend.verify_claims(claims) is False
-        assert (
-            refusal(backend.request)
-            == "Example Corp gave no verified email address for your account."
-        )
+        shown = refusal(backend.request).format(provider="Example Corp")
+        assert shown == "Example Corp gave no verified email address for your account."
         assert backend.verify_claims({**claims, "email_verified": True}) is True
 
 

@@ -32,7 +32,8 @@ INACTIVE = "Your LocalRouter user is deactivated. Ask an administrator."
 
 
 def refusal(request: HttpRequest) -> str | None:
-    """Why the backend refused this request's sign-in, in words for the member (or None)."""
+    """Why the backend refused this request's sign-in, in words for the member with
+    `{provider}` for the provider's name (or None)."""
     return getattr(request, REFUSAL_ATTRIBUTE, None)
 
 
@@ -87,17 +88,18 @@ class TeamSignInBackend(OIDCAuthenticationBackend):
         return {**payload, **userinfo}
 
     def verify_claims(self, claims: dict[str, Any]) -> bool:
-        provider = settings.TEAM_SIGN_IN.provider_name
         if not claims.get("email") or claims.get("email_verified") is False:
-            return self._refuse(claims, NO_EMAIL.format(provider=provider))
+            return self._refuse(claims, NO_EMAIL)
         if settings.TEAM_SIGN_IN.roles.role_of(claims) is None:
             # Losing every group at the provider ends staff rights here too.
             self.filter_users_by_claims(claims).update(is_staff=False, is_superuser=False)
-            return self._refuse(claims, NO_GROUP.format(provider=provider))
+            return self._refuse(claims, NO_GROUP)
         return True
 
     def _refuse(self, claims: dict[str, Any], reason: str) -> bool:
-        logger.warning("team sign-in refused for %s: %s", claims.get("email") or "?", reason)
+        who = claims.get("email") or "?"
+        provider = settings.TEAM_SIGN_IN.provider_name
+        logger.warning("team sign-in refused for %s: %s", who, reason.format(provider=provider))
         setattr(self.request, REFUSAL_ATTRIBUTE, reason)
         return False
 

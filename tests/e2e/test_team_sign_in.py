@@ -222,10 +222,15 @@ def test_callbacks_that_are_stale_forged_or_refused_get_a_clear_page(gateway):
     with httpx2.Client() as http:
         stale = http.get(callback, params={"code": "made-up", "state": "made-up"})
         refused = http.get(callback, params={"error": "access_denied", "state": "x"})
+        # A sign-in started in this session, answered with another state (forged, or replayed).
+        assert http.get(callback.replace("callback", "authenticate")).status_code == 302
+        forged = http.get(callback, params={"code": "made-up", "state": "not-the-one"})
     for answer in (stale, refused):
         assert answer.status_code == 403
         assert f"{PROVIDER} did not sign you in." in answer.text
         assert "Traceback" not in answer.text
+    assert forged.status_code == 400
+    assert "This sign-in could not be completed" in forged.text
 
 
 def test_a_signed_in_member_is_checked_again_and_follows_the_provider(
