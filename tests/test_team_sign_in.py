@@ -299,3 +299,14 @@ def test_a_user_deactivated_here_is_refused_whatever_the_groups(rf, django_user_
         updated = backend.update_user(found, claims)
     assert refusal(backend.request) == "Your LocalRouter user is deactivated. Ask an administrator."
     assert (updated.is_active, updated.is_superuser) == (False, True)
+
+
+@pytest.mark.django_db
+def test_a_sign_in_never_returns_to_another_site(client, monkeypatch):
+    endpoints = discovery.ProviderEndpoints(ISSUER + "/auth", "", "", "", "")
+    monkeypatch.setattr(views, "provider_endpoints", lambda issuer: endpoints)
+    with override_settings(TEAM_SIGN_IN=sign_in_settings()):
+        client.get("/oidc/authenticate/", {"next": "https://evil.example/admin/"})
+        assert client.session["oidc_login_next"] is None  # back to the admin's home instead
+        client.get("/oidc/authenticate/", {"next": "/oauth/authorize?client_id=x"})
+        assert client.session["oidc_login_next"] == "/oauth/authorize?client_id=x"

@@ -174,22 +174,23 @@ def test_a_changed_group_takes_effect_at_the_next_sign_in(page: Page, gateway, p
     expect(page.locator("#site-name")).to_be_visible()
     assert users(gateway, "dan@example.com")[0]["is_superuser"] is False
     sign_out(page)
+    try:
+        provider.set_accounts({**ACCOUNTS, "dan": {**ACCOUNTS["dan"], "groups": ["lr-admins"]}})
+        page.goto(admin_url(gateway))
+        page.click("#team-sign-in")  # the provider remembers dan: no form this time
+        expect(page.locator("a[href='/admin/auth/user/']").first).to_be_visible()
+        assert users(gateway, "dan@example.com")[0] == {
+            "username": "dan@example.com", "is_staff": True, "is_superuser": True, "password": False
+        }  # fmt: skip
+        sign_out(page)
 
-    provider.set_accounts({**ACCOUNTS, "dan": {**ACCOUNTS["dan"], "groups": ["lr-admins"]}})
-    page.goto(admin_url(gateway))
-    page.click("#team-sign-in")  # the provider remembers dan: no form this time
-    expect(page.locator("a[href='/admin/auth/user/']").first).to_be_visible()
-    assert users(gateway, "dan@example.com")[0] == {
-        "username": "dan@example.com", "is_staff": True, "is_superuser": True, "password": False
-    }  # fmt: skip
-    sign_out(page)
-
-    provider.set_accounts({**ACCOUNTS, "dan": {**ACCOUNTS["dan"], "groups": []}})
-    page.goto(admin_url(gateway))
-    page.click("#team-sign-in")
-    expect(page.locator("#sign-in-problem")).to_contain_text("none of the groups")
-    assert users(gateway, "dan@example.com")[0]["is_staff"] is False  # rights end with the group
-    provider.set_accounts(ACCOUNTS)
+        provider.set_accounts({**ACCOUNTS, "dan": {**ACCOUNTS["dan"], "groups": []}})
+        page.goto(admin_url(gateway))
+        page.click("#team-sign-in")
+        expect(page.locator("#sign-in-problem")).to_contain_text("none of the groups")
+        assert users(gateway, "dan@example.com")[0]["is_staff"] is False  # rights end with it
+    finally:
+        provider.set_accounts(ACCOUNTS)
 
 
 def test_with_password_login_off_only_the_provider_signs_people_in(page: Page, gateways, tmp_path):
