@@ -27,8 +27,11 @@ def _keyring(keys: tuple[str, ...]) -> MultiFernet:
 
 
 def keyring() -> MultiFernet:
-    """The configured keys: the first encrypts, all of them decrypt."""
-    keys = tuple(settings.ENCRYPTION_KEYS) or (derived_key(settings.SECRET_KEY),)
+    """The configured keys: the first encrypts, all of them decrypt. The key derived from
+    SECRET_KEY comes last (it is the first when none is configured), so that secrets written
+    before keys were configured stay readable until `manage.py reencrypt_secrets`."""
+    derived = derived_key(settings.SECRET_KEY)
+    keys = tuple(dict.fromkeys([*settings.ENCRYPTION_KEYS, derived]))
     return _keyring(keys)
 
 

@@ -41,6 +41,14 @@ def test_an_old_key_still_opens_until_it_is_removed():
         decrypt(sealed)
 
 
+def test_secrets_written_before_keys_were_configured_stay_readable():
+    with override_settings(ENCRYPTION_KEYS=[]):
+        sealed = encrypt("token")
+    with override_settings(ENCRYPTION_KEYS=[NEW]):
+        assert decrypt(sealed) == "token"
+        assert Fernet(NEW).decrypt(encrypt("token").encode()) == b"token"
+
+
 @pytest.mark.django_db
 def test_reencrypt_secrets_moves_every_secret_to_the_first_key():
     upstream = Upstream.objects.create(name="hosted", transport="http", url="https://x.example/mcp")

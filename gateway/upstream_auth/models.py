@@ -48,6 +48,9 @@ class UpstreamAuth(Sealed, models.Model):
     client_secret_sealed = models.TextField(blank=True, editable=False)
     scopes = models.CharField(max_length=1000, blank=True, help_text="Space-separated.")
 
+    class Meta:
+        verbose_name = "upstream OAuth setting"
+
     def __str__(self) -> str:
         return f"{self.upstream}: {self.get_mode_display()}"
 

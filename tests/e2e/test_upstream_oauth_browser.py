@@ -108,11 +108,13 @@ def test_a_member_connects_in_the_browser_and_disconnects(page, gateway, oauth_s
     assert refused.status_code == 401
 
 
-def test_a_superuser_reaches_connect_from_the_upstream_page(page, gateway):
+def test_a_superuser_reaches_connect_from_the_upstream_page(page, gateway, tmp_path):
     log_in(page, gateway)
     upstream_id = gateway.orm(lambda: Upstream.objects.get(name="hosted").pk)
     page.goto(admin_url(gateway, f"gateway/upstream/{upstream_id}/change/"))
-    expect(page.locator("#upstream-connections")).to_contain_text("Connected by")
+    expect(page.locator("#upstream-connections")).to_contain_text("each member connects")
+    page.locator("#upstream-connections").scroll_into_view_if_needed()
+    screenshot(page, "oauth-upstream-page.png", tmp_path)
 
     page.locator("#upstream-connections").get_by_role("link", name="Connect…").click()
 
