@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 
 from gateway.upstream_auth.models import AuthServerClient, Grant, PendingAuthorization
 from gateway.upstream_auth.tokens import access_token
+from localrouter.url_masking import mask_url
 from tests.fixtures.http_server import run_http_server, run_oauth_server
 from tests.fixtures.oauth_connect import (
     authorization_url,
@@ -156,3 +157,9 @@ def test_only_a_superuser_connects_a_shared_grant(client, alice, server):
 def echo_http_url():
     with run_http_server() as running:
         yield running.url
+
+
+def test_the_callbacks_code_is_masked_in_logged_addresses():
+    target = "/admin/gateway/grant/callback/?code=c0de-value&state=st4te&iss=https%3A%2F%2Fa"
+    masked = "/admin/gateway/grant/callback/?code=***&state=st4te&iss=https%3A%2F%2Fa"
+    assert mask_url(target) == masked
