@@ -47,6 +47,8 @@ async def start_authorization(
     """
     server = await discover(upstream.url)
     client = await client_for(auth, server, redirect_uri)
+    abandoned = timezone.now() - STATE_LIFETIME
+    await PendingAuthorization.objects.filter(created_at__lt=abandoned).adelete()
     pkce = PKCEParameters.generate()
     state = secrets.token_urlsafe(32)
     scope = auth.scopes or server.scope

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
-from gateway.upstream_auth import grant_store
+from gateway.upstream_auth import grant_store, token_cache
 from gateway.upstream_auth.discovery import DiscoveryError
 from gateway.upstream_auth.machine import connect_machine
 from gateway.upstream_auth.models import Grant, GrantMode, UpstreamAuth
@@ -60,26 +60,32 @@ def grant_mode(upstream) -> str:
 
 async def access_token(upstream_id: int, member_id: int | None) -> str:
     """The current access token of the grant serving `member_id` on the upstream, refreshed
-    first when it expires within a minute.
+    first when it expires within a minute (this worker keeps it up to 30 s: token_cache).
 
     Raises:
         AuthorizationRequired: no grant, or it needs re-authorization.
     """
+    token = token_cache.cached(upstream_id, member_id)
+    if token is not None:
+        return token
     grant, name = await _usable_grant(upstream_id, member_id)
     token = _opened_access(grant, name)
-    if _expiring(grant):
+    until_refresh = _seconds_until_refresh(grant)
+    if until_refresh <= 0:
         return await _refresh(grant, name, token)
+    token_cache.remember(upstream_id, member_id, token, until_refresh)
     return token
 
 
-def _expiring(grant: Grant) -> bool:
-    """Whether the grant's token expires within a minute, or within half its lifetime for
-    tokens that live less than two minutes (so that they are not refreshed on every call)."""
+def _seconds_until_refresh(grant: Grant) -> float:
+    """How long the grant's token may be used before it is refreshed: until a minute before
+    it expires, or half its lifetime before for tokens that live less than two minutes (so
+    that they are not refreshed on every call); infinite without an expiry."""
     if grant.expires_at is None:
-        return False
+        return float("inf")
     issued = grant.tokens_issued_at or grant.created_at
     ahead = min(REFRESH_AHEAD, (grant.expires_at - issued) / 2)
-    return grant.expires_at - timezone.now() < ahead
+    return (grant.expires_at - ahead - timezone.now()).total_seconds()
 
 
 async def token_rejected(upstream_id: int, member_id: int | None, token: str) -> str:
@@ -89,6 +95,7 @@ async def token_rejected(upstream_id: int, member_id: int | None, token: str) ->
     Raises:
         AuthorizationRequired: the refresh failed; the grant is marked for re-authorization.
     """
+    token_cache.forget(upstream_id, member_id)
     grant, name = await _usable_grant(upstream_id, member_id)
     return await _refresh(grant, name, token)
 

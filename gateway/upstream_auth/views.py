@@ -14,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from gateway.models import Upstream
+from gateway.upstream_auth import token_cache
 from gateway.upstream_auth.connections import connection_rows, may_connect
 from gateway.upstream_auth.disconnect import disconnect
 from gateway.upstream_auth.discovery import DiscoveryError
@@ -74,6 +75,7 @@ def connect_view(admin_site, request: HttpRequest, upstream_id: int) -> HttpResp
         if auth.mode == GrantMode.MACHINE:
             grant = async_to_sync(connect_machine)(auth, auth.upstream.url, request.user)
             record_change(actor=admin_actor(request), action="added", obj=grant)
+            token_cache.forget_upstream(upstream_id)
             messages.success(request, f"Connected {auth.upstream} with client credentials.")
             return HttpResponseRedirect(reverse(MY_CONNECTIONS))
         target = async_to_sync(start_authorization)(
@@ -101,6 +103,7 @@ def callback_view(admin_site, request: HttpRequest) -> HttpResponse:
         messages.error(request, f"Not connected: {error}")
         return HttpResponseRedirect(reverse(MY_CONNECTIONS))
     record_change(actor=admin_actor(request), action="added", obj=grant)
+    token_cache.forget_upstream(grant.upstream_id)
     upstream = Upstream.objects.get(pk=grant.upstream_id)
     whose = "for the team (shared)" if grant.member_id is None else "for you"
     messages.success(request, f"Connected {upstream} {whose}.")
@@ -125,6 +128,7 @@ def disconnect_view(admin_site, request: HttpRequest, upstream_id: int) -> HttpR
         raise Http404("not connected")
     record_change(actor=admin_actor(request), action="revoked", obj=grant)
     revoked = async_to_sync(disconnect)(grant)
+    token_cache.forget_upstream(upstream_id)
     note = "its tokens were revoked" if revoked else "no revocation offered, or it was refused"
     messages.success(request, f"Disconnected {auth.upstream} ({note}).")
     return HttpResponseRedirect(reverse(MY_CONNECTIONS))

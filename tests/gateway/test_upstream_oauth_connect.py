@@ -3,12 +3,14 @@ registration, PKCE, `resource`, `state` and `iss` checks, and what is stored."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
 from asgiref.sync import async_to_sync
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 from gateway.upstream_auth.models import AuthServerClient, Grant, PendingAuthorization
 from gateway.upstream_auth.tokens import access_token
@@ -96,6 +98,25 @@ def test_a_replayed_state_is_refused(client, alice, server):
 
     assert "unknown or already used authorization" in page_messages(page)[0]
     assert Grant.objects.get().access_token_sealed == first.access_token_sealed
+
+
+def test_an_expired_state_is_refused_and_abandoned_ones_are_cleared(client, alice, server):
+    upstream = oauth_upstream(server.url)
+    back = sign_in(authorization_url(client, upstream), "alice")
+    PendingAuthorization.objects.update(created_at=timezone.now() - timedelta(minutes=11))
+    authorization_url(client, upstream)  # a new Connect clears the abandoned one...
+    assert PendingAuthorization.objects.count() == 1
+
+    page = callback(client, back)  # ...so its state is unknown now
+
+    assert "unknown or already used authorization" in page_messages(page)[0]
+    PendingAuthorization.objects.update(created_at=timezone.now() - timedelta(minutes=11))
+    pending_back = sign_in(authorization_url(client, upstream), "alice")
+    PendingAuthorization.objects.update(created_at=timezone.now() - timedelta(minutes=11))
+    assert page_messages(callback(client, pending_back)) == [
+        "Not connected: this authorization expired; start Connect again"
+    ]
+    assert not Grant.objects.exists()
 
 
 def test_a_state_started_by_another_user_is_refused(client, alice, server):

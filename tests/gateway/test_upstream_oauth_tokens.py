@@ -16,6 +16,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from gateway.operations.audit.models import AuditEvent
+from gateway.upstream_auth import token_cache
 from gateway.upstream_auth.models import Grant
 from gateway.upstream_auth.tokens import AuthorizationRequired, access_token, token_rejected
 from gateway.upstream_config.status import health_badge
@@ -30,6 +31,11 @@ REDIS = os.environ.get("TEST_REDIS_URL")
 def server():
     with run_oauth_server("--client-id", "machine-id", "--client-secret", "fixture-secret") as srv:
         yield srv
+
+
+@pytest.fixture(autouse=True)
+def _no_cached_tokens():
+    token_cache.forget_all()
 
 
 def stats(server) -> dict[str, int]:
@@ -184,4 +190,16 @@ def test_a_short_lived_token_is_refreshed_in_its_second_half_only(connected):
     Grant.objects.filter(pk=connected.pk).update(
         tokens_issued_at=now - timedelta(seconds=6), expires_at=now + timedelta(seconds=4)
     )
+    token_cache.forget_all()  # as if the cached while had passed
     assert fetch(connected) != connected.opened("access_token")
+
+
+def test_a_worker_reuses_a_token_it_read_lately_until_the_upstream_refuses_it(connected):
+    token = fetch(connected)
+    Grant.objects.filter(pk=connected.pk).delete()  # as another worker's Disconnect would
+
+    assert fetch(connected) == token  # no database read
+    with pytest.raises(AuthorizationRequired, match="you have not connected it yet"):
+        async_to_sync(token_rejected)(connected.upstream_id, connected.member_id, token)
+    with pytest.raises(AuthorizationRequired):
+        fetch(connected)
