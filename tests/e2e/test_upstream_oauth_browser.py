@@ -38,7 +38,7 @@ def oauth_server() -> Iterator[RunningServer]:
         yield server
 
 
-def add_member_and_oauth_upstream(url: str) -> None:
+def add_member_and_oauth_upstream() -> None:
     User.objects.create_user("alice", password=MEMBER_PASSWORD, is_staff=True)
     upstream = Upstream.objects.get(name="hosted")
     UpstreamAuth.objects.create(upstream=upstream, mode="member")
@@ -54,7 +54,7 @@ def gateway(tmp_path_factory, oauth_server) -> Iterator[LiveGateway]:
     )
     try:
         create_superuser(live, PASSWORD)
-        live.orm(lambda: add_member_and_oauth_upstream(oauth_server.url))
+        live.orm(add_member_and_oauth_upstream)
         yield live
     finally:
         stop_gateway(live)
