@@ -1,7 +1,7 @@
 """What upstream connections call for the token to send: the grant's current access token,
 refreshed before it expires or after the upstream refused it.
 
-    access_token(upstream_id, member_id)          -> str, or AuthorizationRequired
+    access_token(upstream_id, member_id[, fresh])  -> str, or AuthorizationRequired
     token_rejected(upstream_id, member_id, token) -> str, or AuthorizationRequired
     grant_mode(upstream)                          -> "none" | "member" | "shared" | "machine"
 
@@ -58,14 +58,15 @@ def grant_mode(upstream) -> str:
         return GrantMode.NONE
 
 
-async def access_token(upstream_id: int, member_id: int | None) -> str:
+async def access_token(upstream_id: int, member_id: int | None, *, fresh: bool = False) -> str:
     """The current access token of the grant serving `member_id` on the upstream, refreshed
-    first when it expires within a minute (this worker keeps it up to 30 s: token_cache).
+    first when it expires within a minute. This worker keeps it up to 30 s (token_cache);
+    `fresh` reads the grant from the database whatever is kept.
 
     Raises:
         AuthorizationRequired: no grant, or it needs re-authorization.
     """
-    token = token_cache.cached(upstream_id, member_id)
+    token = None if fresh else token_cache.cached(upstream_id, member_id)
     if token is not None:
         return token
     grant, name = await _usable_grant(upstream_id, member_id)

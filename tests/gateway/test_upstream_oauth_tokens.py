@@ -200,6 +200,8 @@ def test_a_worker_reuses_a_token_it_read_lately_until_the_upstream_refuses_it(co
 
     assert fetch(connected) == token  # no database read
     with pytest.raises(AuthorizationRequired, match="you have not connected it yet"):
+        async_to_sync(access_token)(connected.upstream_id, connected.member_id, fresh=True)
+    with pytest.raises(AuthorizationRequired, match="you have not connected it yet"):
         async_to_sync(token_rejected)(connected.upstream_id, connected.member_id, token)
     with pytest.raises(AuthorizationRequired):
         fetch(connected)
