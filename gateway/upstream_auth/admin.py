@@ -67,7 +67,10 @@ class GrantAdmin(AuditedAdminMixin, admin.ModelAdmin):
         return request.user.is_active and request.user.is_staff
 
     def has_view_permission(self, request, obj=None) -> bool:
-        return self.has_module_permission(request)
+        """Everyone's list is their own (My connections); one grant's page only for superusers."""
+        if obj is None:
+            return self.has_module_permission(request)
+        return request.user.is_superuser
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.contrib.auth.models import User
 from django.test import override_settings
 from mcp.shared.auth import OAuthMetadata
 
@@ -117,3 +118,17 @@ def test_a_metadata_document_is_used_on_a_public_https_address(client):
 def test_without_https_there_is_no_metadata_document(client):
     with override_settings(PUBLIC_URL="http://gw.example"):
         assert client.get("/admin/gateway/grant/client-metadata.json").status_code == 404
+
+
+def test_a_member_sees_no_other_members_grant(client):
+    upstream = Upstream.objects.create(name="hosted", transport="http", url="https://h.example/mcp")
+    UpstreamAuth.objects.create(upstream=upstream, mode="member")
+    bob = User.objects.create_user("bob", is_staff=True)
+    grant = Grant(upstream=upstream, member=bob, mode="member", issuer="i", resource="r")
+    grant.seal("access_token", "bobs-token")
+    grant.save()
+    client.force_login(User.objects.create_user("alice", is_staff=True))
+
+    assert client.get(f"/admin/gateway/grant/{grant.pk}/change/").status_code == 403
+    listing = client.get("/admin/gateway/grant/")
+    assert b"not connected" in listing.content and b"bobs-token" not in listing.content
