@@ -16,6 +16,8 @@ from gateway.admin.powers import UpstreamPowersMixin
 from gateway.admin.test_connection import connection_check_view
 from gateway.models import Upstream
 from gateway.operations.audit.admin import AuditEventAdmin  # noqa: F401  (registers the audit trail)
+from gateway.upstream_auth.admin import UpstreamAuthAdmin  # noqa: F401  (registers OAuth)
+from gateway.upstream_auth.connections import oauth_context
 from gateway.upstream_config.status import health_badge, upstream_status
 from localrouter.admin_fields import ReadableFieldsMixin
 from localrouter.change_audit import AuditedAdminMixin
@@ -92,8 +94,9 @@ class UpstreamAdmin(AuditedAdminMixin, ReadableFieldsMixin, UpstreamPowersMixin,
     def change_view(self, request, object_id, form_url="", extra_context=None):
         upstream = self.get_object(request, object_id)
         status = upstream_status(upstream.name) if upstream is not None else None
+        oauth = oauth_context(upstream) if upstream is not None else {}
         return super().change_view(
-            request, object_id, form_url, {**(extra_context or {}), "status": status}
+            request, object_id, form_url, {**(extra_context or {}), "status": status, **oauth}
         )
 
     def import_view(self, request):
