@@ -26,16 +26,13 @@ SECRET_KEY_PARTS = (
     "private",
     "code",  # OAuth authorization codes: a sign-in's callback carries one
 )
-SECRET_NAMES = frozenset({"code"})
-"""Whole names of credentials too short to match a part: an OAuth callback's authorization
-code (its single-use `state` is bound to the user who started it, and harmless once used)."""
 URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
 
 
 def is_secret_key(key: str) -> bool:
     """Whether a query parameter name looks like it holds a credential (`API_Key`, `sig`...)."""
     name = unquote_plus(key).lower()
-    return name in SECRET_NAMES or any(part in name for part in SECRET_KEY_PARTS)
+    return any(part in name for part in SECRET_KEY_PARTS)
 
 
 def _masked_pairs(text: str) -> str:
