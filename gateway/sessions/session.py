@@ -29,6 +29,7 @@ from gateway.sessions.identity import ClientIdentity
 from gateway.sessions.index import SessionIndex
 from gateway.sessions.input_rounds import InputRounds
 from gateway.sessions.list_change_bus import ListChangeBus
+from gateway.sessions.response_masking import ResponseMasking
 from gateway.sessions.reverse_requests import CallerRegistry
 from gateway.upstream_config.enabled import EnabledUpstreams
 from gateway.upstreams import UpstreamError
@@ -109,6 +110,7 @@ class GatewaySession:
         self.in_flight: Counter[str] = Counter()  # upstream -> calls waiting for it now
         self.closed = False
         self.index = SessionIndex(identity.settings)
+        self.masking = ResponseMasking(bool(identity.settings.mask_secrets), self.stats.guardrails)
         self.connection: Connection | None = None  # handshake-era: for change notifications
         self.rounds = InputRounds()  # 2026-07-28 calls waiting for the client's input
         self._view: CatalogView | None = None
@@ -237,6 +239,7 @@ class GatewaySession:
         size = result_size(received)
         self.stats.bytes_from_upstreams += size
         call.bytes_received = size
+        result = await self.masking.mask(result, call)  # before the index or the client sees it
         if result.is_error:
             self.stats.errors += 1
             call.fail("error", "tool_error")

@@ -1,0 +1,50 @@
+"""Credentials in a session's tool results, masked before the client or the index sees them.
+
+On unless the client's `mask_secrets` setting is off. What was masked is counted per kind
+(the session report, the call's audit row, a metric) and logged by kind, never its content.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+import mcp_types as types
+
+from gateway.operations.call_monitor import CallFacts
+from gateway.operations.metrics import families as metrics
+from indexing.api.secret_masking import mask_result
+
+logger = logging.getLogger(__name__)
+MASKED = "masked"
+"""The guardrail decision counted for each credential masked: "masked:<kind>"."""
+
+
+class ResponseMasking:
+    """Masks one session's tool results as its client's settings say."""
+
+    def __init__(self, enabled: bool, counts: Counter[str]) -> None:
+        self.enabled = enabled
+        self._counts = counts  # the session's guardrail counts (`SessionStats.guardrails`)
+
+    async def mask(self, result: types.CallToolResult, call: CallFacts) -> types.CallToolResult:
+        """The result as the client and the index may see it; the same object when nothing
+        was masked."""
+        if not self.enabled:
+            return result
+        masked, kinds = await mask_result(result)
+        if not kinds:
+            return result
+        decisions = Counter({f"{MASKED}:{kind}": count for kind, count in kinds.items()})
+        self._counts.update(decisions)
+        call.guardrails.update(decisions)
+        metrics.count_masked(kinds)
+        logger.info(
+            "masked %d credential(s) in a result of %s/%s for client %r: %s",
+            kinds.total(),
+            call.upstream,
+            call.name,
+            call.client_name,
+            ", ".join(f"{kind} x{count}" for kind, count in sorted(kinds.items())),
+        )
+        return masked

@@ -1,0 +1,91 @@
+"""Find and mask credentials in text: one `SecretScanner` for every shape of `patterns`.
+
+A mask keeps only the kind of what it hides, `[masked: github token]`, never a part of the
+secret, and as many line ends as the secret spanned, so the lines after it keep their
+numbers (a masked private key block leaves blank lines behind).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from indexing.engine.secrets.patterns import SHAPES, SecretShape
+
+MASK = "[masked: {kind}]"
+WORD_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+@dataclass(frozen=True)
+class Found:
+    """One credential in a text: where it is and what kind it is."""
+
+    start: int
+    end: int
+    kind: str
+
+
+@dataclass
+class Masked:
+    """A text with its credentials masked, and how many of each kind were."""
+
+    text: str
+    counts: Counter[str] = field(default_factory=Counter)
+
+
+def mask_for(kind: str, secret: str) -> str:
+    """What replaces a secret: its kind, then its line ends (never any of its characters)."""
+    line_ends = secret.count("\n")
+    return MASK.format(kind=kind) + "\n" * line_ends
+
+
+class SecretScanner:
+    """Finds the credentials of known shapes in a text and masks them."""
+
+    def __init__(self, shapes: tuple[SecretShape, ...] = SHAPES) -> None:
+        self._shapes = [(shape, shape.compile()) for shape in shapes]
+
+    def find(self, text: str) -> list[Found]:
+        """The credentials in `text`, in order, none overlapping (the earliest and then
+        longest wins)."""
+        found: list[Found] = []
+        for shape, expression in self._shapes:
+            if not any(anchor in text for anchor in shape.anchors):
+                continue  # most texts: a few substring searches and no expression at all
+            found.extend(_matches(shape, expression, text))
+        if len(found) < 2:
+            return found
+        found.sort(key=lambda item: (item.start, -item.end))
+        kept: list[Found] = []
+        for item in found:
+            if not kept or item.start >= kept[-1].end:
+                kept.append(item)
+        return kept
+
+    def mask(self, text: str) -> Masked:
+        """`text` with every credential replaced by its mask, and the counts per kind."""
+        found = self.find(text)
+        if not found:
+            return Masked(text)
+        parts, counts, position = [], Counter(), 0
+        for item in found:
+            parts.append(text[position : item.start])
+            parts.append(mask_for(item.kind, text[item.start : item.end]))
+            counts[item.kind] += 1
+            position = item.end
+        parts.append(text[position:])
+        return Masked("".join(parts), counts)
+
+
+def _matches(shape: SecretShape, expression: re.Pattern[str], text: str) -> list[Found]:
+    found = []
+    for match in expression.finditer(text):
+        start = match.start()
+        if shape.word_start and start > 0 and text[start - 1] in WORD_CHARACTERS:
+            continue
+        if "secret" in expression.groupindex:
+            found.append(Found(match.start("secret"), match.end("secret"), shape.kind))
+        else:
+            found.append(Found(start, match.end(), shape.kind))
+    return found
