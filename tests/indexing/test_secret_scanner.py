@@ -76,3 +76,9 @@ def test_a_private_key_block_cut_short_is_masked_to_its_end():
 def test_texts_without_any_shape_come_back_as_they_are():
     text = "plain text " * 10_000
     assert SCANNER.mask(text).text is text
+
+
+def test_lone_surrogates_from_json_escapes_keep_every_position():
+    token = next(item.secret for item in SECRETS if item.secret.startswith("ghp_"))
+    text = f"\ud83d\ude00 \ud800 {token} \udfff"
+    assert SCANNER.mask(text).text == "\ud83d\ude00 \ud800 [masked: github token] \udfff"

@@ -1,9 +1,9 @@
 """The credential shapes the scanner knows: private keys, cloud and service keys, JWTs,
 credentials in URLs.
 
-Each shape starts with a literal that a text must contain before its expression runs (most
-texts contain none, so scanning them costs a few substring searches at C speed). A shape
-whose secret is only part of its match (a value after its key name) names that part
+Every match of a shape starts with one of its literal anchors: the scanner finds all anchors
+of all shapes in one pass and tries a shape's expression only where one of its anchors is.
+A shape whose secret is only part of its match (a value after its key name) names that part
 `secret`; the rest of the match stays readable.
 """
 
@@ -19,7 +19,8 @@ URL_SAFE = "A-Za-z0-9_-"
 
 @dataclass(frozen=True)
 class SecretShape:
-    """One kind of credential: its hint, the literals it starts with and its expression.
+    """One kind of credential: its hint, the literals its matches start with, its expression
+    (matched where an anchor starts).
 
     `word_start`: the match must not follow a letter, digit or '_' (`ghp_` inside
     `xghp_...` is not a token). The expression ends where the credential ends.
@@ -61,10 +62,17 @@ SHAPES: tuple[SecretShape, ...] = (
         word_start=False,
     ),
     _token("aws access key id", ("AKIA", "ASIA", "ABIA", "ACCA"), "[A-Z0-9]{16}"),
-    _assigned(
+    _assigned(  # aws_secret_access_key, AWS_SECRET_ACCESS_KEY, SecretAccessKey...
         "aws secret key",
-        ("ecret_access_key", "ECRET_ACCESS_KEY", "ecretAccessKey", "ecret-access-key"),
-        r"(?i:(?:aws_?)?secret_?access_?key|aws-secret-access-key)",
+        (
+            "secret_access_key",
+            "SECRET_ACCESS_KEY",
+            "Secret_Access_Key",
+            "SecretAccessKey",
+            "secretAccessKey",
+            "secret-access-key",
+        ),
+        r"(?i:secret_?access_?key|secret-access-key)",
         rf"[{BASE64}]{{40}}(?![{BASE64}])",
     ),
     _assigned(
@@ -114,7 +122,7 @@ SHAPES: tuple[SecretShape, ...] = (
     SecretShape(
         "url credentials",
         ("://",),
-        r"://(?P<secret>[^\s/@:'\"<>`]{1,256}:[^\s/@'\"<>`]{1,256})@(?=[A-Za-z0-9\[])",
+        r"://(?P<secret>[^\s/@:'\"<>`]{1,256}+:[^\s/@'\"<>`]{1,256}+)@(?=[A-Za-z0-9\[])",
         word_start=False,
     ),
 )
