@@ -82,3 +82,12 @@ def test_lone_surrogates_from_json_escapes_keep_every_position():
     token = next(item.secret for item in SECRETS if item.secret.startswith("ghp_"))
     text = f"\ud83d\ude00 \ud800 {token} \udfff"
     assert SCANNER.mask(text).text == "\ud83d\ude00 \ud800 [masked: github token] \udfff"
+
+
+def test_a_text_with_many_places_of_one_prefix_is_masked_as_one_with_few():
+    token = next(item.secret for item in SECRETS if item.secret.startswith("ghp_"))
+    many = "\n".join(f"https://example.com/{n} x{token}" for n in range(40))
+    text = f"{many}\npostgres://app:pw@db/x {token}\n"
+    assert SCANNER.mask(text).text == (
+        f"{many}\npostgres://[masked: url credentials]@db/x [masked: github token]\n"
+    )

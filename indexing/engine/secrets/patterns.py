@@ -31,8 +31,9 @@ class SecretShape:
     pattern: str
     word_start: bool = True
 
-    def compile(self) -> re.Pattern[str]:
-        return re.compile(self.pattern)
+    def compile(self) -> re.Pattern[bytes]:
+        """The expression over UTF-8 bytes (the scanner works on those)."""
+        return re.compile(self.pattern.encode("ascii"))
 
 
 def _token(kind: str, prefixes: tuple[str, ...], body: str) -> SecretShape:
@@ -53,12 +54,16 @@ def _assigned(kind: str, anchors: tuple[str, ...], key: str, value: str) -> Secr
 
 SHAPES: tuple[SecretShape, ...] = (
     # PEM, OpenSSH and PGP private key blocks, also inside JSON strings ("\n" escapes), as
-    # in a GCP service account's key file; a block cut short is masked to its end.
+    # in a GCP service account's key file: header lines (Proc-Type: ..., Version: ...), then
+    # base64 to the END line; a block cut short is masked as far as base64 goes. No part
+    # searches ahead: the cost of a block is its length.
     SecretShape(
         "private key",
         ("-----BEGIN",),
         r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
-        r"(?:[\s\S]{0,65536}?-----END (?P=label)-----|(?:\\[nr]|[A-Za-z0-9+/=\s:,.-]){0,65536})",
+        r"(?:(?:\s|\\[nr])*+[A-Za-z][A-Za-z-]*: [^\n\\]*)*+"
+        r"(?:\\[nr]|[A-Za-z0-9+/=\s]){0,65536}+"
+        r"(?:-----END (?P=label)-----)?",
         word_start=False,
     ),
     _token("aws access key id", ("AKIA", "ASIA", "ABIA", "ACCA"), "[A-Z0-9]{16}"),
