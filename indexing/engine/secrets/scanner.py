@@ -88,18 +88,23 @@ class SecretScanner:
     def mask(self, text: str) -> Masked:
         """`text` with every credential replaced by its mask, and the counts per kind; the
         same object when there is none."""
+        ascii_only = text.isascii()  # then byte offsets are the text's own: no decoding
         data = text.encode(ENCODING, ERRORS)
         found = self._find(data)
         if not found:
             return Masked(text)
+        source = text if ascii_only else data
         parts, counts, position = [], Counter(), 0
         for item in found:
-            parts.append(data[position : item.start])
+            parts.append(source[position : item.start])
             secret = data[item.start : item.end].decode(ENCODING, ERRORS)
-            parts.append(mask_for(item.kind, secret).encode(ENCODING))
+            mask = mask_for(item.kind, secret)
+            parts.append(mask if ascii_only else mask.encode(ENCODING))
             counts[item.kind] += 1
             position = item.end
-        parts.append(data[position:])
+        parts.append(source[position:])
+        if ascii_only:
+            return Masked("".join(parts), counts)
         return Masked(b"".join(parts).decode(ENCODING, ERRORS), counts)
 
     def _find(self, data: bytes) -> list[Found]:
