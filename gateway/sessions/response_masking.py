@@ -1,4 +1,5 @@
-"""Credentials in a session's tool results, masked before the client or the index sees them.
+"""Credentials in a session's tool results and resource reads, masked before the client or
+the index sees them.
 
 On unless the client's `mask_secrets` setting is off. What was masked is counted per kind
 (the session report, the call's audit row, a metric) and logged by kind, never its content.
@@ -13,7 +14,7 @@ import mcp_types as types
 
 from gateway.operations.call_monitor import CallFacts
 from gateway.operations.metrics import families as metrics
-from indexing.api.secret_masking import mask_result
+from indexing.api.secret_masking import mask_resource_now, mask_result
 
 logger = logging.getLogger(__name__)
 MASKED = "masked"
@@ -33,8 +34,23 @@ class ResponseMasking:
         if not self.enabled:
             return result
         masked, kinds = await mask_result(result)
-        if not kinds:
+        self._count(kinds, call)
+        return masked
+
+    def mask_resource(
+        self, result: types.ReadResourceResult, call: CallFacts
+    ) -> types.ReadResourceResult:
+        """A resource read as the client may see it (resources are small: on this thread)."""
+        if not self.enabled:
             return result
+        masked, kinds = mask_resource_now(result)
+        self._count(kinds, call)
+        return masked
+
+    def _count(self, kinds: Counter[str], call: CallFacts) -> None:
+        """Count what was masked: session report, the call's audit row, metric, log."""
+        if not kinds:
+            return
         decisions = Counter({f"{MASKED}:{kind}": count for kind, count in kinds.items()})
         self._counts.update(decisions)
         call.guardrails.update(decisions)
@@ -47,4 +63,3 @@ class ResponseMasking:
             call.client_name,
             ", ".join(f"{kind} x{count}" for kind, count in sorted(kinds.items())),
         )
-        return masked

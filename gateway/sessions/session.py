@@ -310,9 +310,12 @@ class GatewaySession:
                 data={"uri": uri},
             )
         upstream, original = route
-        result = await self._upstream_call(
-            self._facts("resource", upstream, original), lambda c: c.read_resource(original)
-        )
+        facts = self._facts("resource", upstream, original)
+
+        async def read(connection: Any) -> types.ReadResourceResult:
+            return self.masking.mask_resource(await connection.read_resource(original), facts)
+
+        result = await self._upstream_call(facts, read)
         contents = [c.model_copy(update={"uri": uri}) for c in result.contents]
         return result.model_copy(update={"contents": contents})
 

@@ -1,4 +1,5 @@
-"""Credentials masked in tool results before the client or the index sees them.
+"""Credentials masked in tool results and resource reads before the client or the index
+sees them.
 
 Text parts, embedded text resources and every string of the structured content are
 scanned (`indexing.engine.secrets`); images, audio, binary resources and links pass as
@@ -45,19 +46,38 @@ def mask_result_now(result: types.CallToolResult) -> tuple[types.CallToolResult,
     return masked, counts | structured_counts
 
 
+def mask_resource_now(
+    result: types.ReadResourceResult,
+) -> tuple[types.ReadResourceResult, Counter[str]]:
+    """A `resources/read` result with the credentials of its text contents masked (blobs pass
+    as they are), and how many of each kind were masked."""
+    counts: Counter[str] = Counter()
+    contents = [_masked_contents(item, counts) for item in result.contents]
+    if not counts:
+        return result, counts
+    return result.model_copy(update={"contents": contents}), counts
+
+
+def _masked_contents(
+    item: types.TextResourceContents | types.BlobResourceContents, counts: Counter[str]
+) -> types.TextResourceContents | types.BlobResourceContents:
+    if isinstance(item, types.TextResourceContents):
+        masked = SCANNER.mask(item.text)
+        if masked.counts:
+            counts.update(masked.counts)
+            return item.model_copy(update={"text": masked.text})
+    return item
+
+
 def _masked_part(part: types.ContentBlock, counts: Counter[str]) -> types.ContentBlock:
     if isinstance(part, types.TextContent):
         masked = SCANNER.mask(part.text)
         if masked.counts:
             counts.update(masked.counts)
             return part.model_copy(update={"text": masked.text})
-    elif isinstance(part, types.EmbeddedResource) and isinstance(
-        part.resource, types.TextResourceContents
-    ):
-        masked = SCANNER.mask(part.resource.text)
-        if masked.counts:
-            counts.update(masked.counts)
-            resource = part.resource.model_copy(update={"text": masked.text})
+    elif isinstance(part, types.EmbeddedResource):
+        resource = _masked_contents(part.resource, counts)
+        if resource is not part.resource:
             return part.model_copy(update={"resource": resource})
     return part
 

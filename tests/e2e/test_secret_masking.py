@@ -69,10 +69,16 @@ async def test_a_small_result_arrives_masked_in_its_text_and_structured_content(
     assert result.structured_content == {"result": text}
 
 
-async def test_an_embedded_text_resource_arrives_masked(live):
+async def test_an_embedded_text_resource_and_a_resource_read_arrive_masked(live):
     async with live.client("guarded", mode="2026-07-28") as client:
         result = await client.call_tool("secrets__env_resource", {})
+        read = await client.read_resource("fixture://deploy.env")
     assert result.content[1].resource.text == "Authorization: Bearer [masked: jwt]"
+    text = read.contents[0].text
+    assert leaks(text) == [] and masks(text)["github token"] == 1
+    async with live.client("plain") as client:
+        read = await client.read_resource("fixture://deploy.env")
+    assert GITHUB.text in read.contents[0].text
 
 
 async def test_a_large_result_is_masked_in_its_placeholder_search_hits_and_reads(live):

@@ -4,7 +4,7 @@ import mcp_types as types
 import pytest
 
 from indexing.api import secret_masking
-from indexing.api.secret_masking import mask_result
+from indexing.api.secret_masking import mask_resource_now, mask_result
 from tests.fixtures import secret_corpus
 
 pytestmark = pytest.mark.anyio
@@ -67,3 +67,17 @@ async def test_a_large_result_is_masked_the_same_on_a_worker_thread(monkeypatch)
     )
     assert masked.content[0].text == "line\n[masked: github token]\n" * 3
     assert dict(counts) == {"github token": 3}
+
+
+async def test_a_resource_read_is_masked_in_its_text_contents_and_blobs_kept():
+    result = types.ReadResourceResult(
+        contents=[
+            types.TextResourceContents(uri="file:///a.env", text=f"TOKEN={TOKEN}"),
+            types.BlobResourceContents(uri="file:///a.bin", blob=PNG),
+        ]
+    )
+    masked, counts = mask_resource_now(result)
+    assert masked.contents[0].text == "TOKEN=[masked: github token]"
+    assert masked.contents[1] == result.contents[1] and dict(counts) == {"github token": 1}
+    clean = types.ReadResourceResult(contents=[result.contents[1]])
+    assert mask_resource_now(clean)[0] is clean
