@@ -23,13 +23,16 @@ class SecretShape:
     (matched where an anchor starts).
 
     `word_start`: the match must not follow a letter, digit or '_' (`ghp_` inside
-    `xghp_...` is not a token). The expression ends where the credential ends.
+    `xghp_...` is not a token). The expression ends where the credential ends. `common`: its
+    anchor is in most texts (`://`): the expression searches a text that has it once, rather
+    than being tried at each place.
     """
 
     kind: str
     anchors: tuple[str, ...]
     pattern: str
     word_start: bool = True
+    common: bool = False
 
     def compile(self) -> re.Pattern[bytes]:
         """The expression over UTF-8 bytes (the scanner works on those)."""
@@ -129,5 +132,6 @@ SHAPES: tuple[SecretShape, ...] = (
         ("://",),
         r"://(?P<secret>[^\s/@:'\"<>`]{1,256}+:[^\s/@'\"<>`]{1,256}+)@(?=[A-Za-z0-9\[])",
         word_start=False,
+        common=True,
     ),
 )

@@ -62,8 +62,12 @@ class SecretScanner:
 
     def __init__(self, shapes: tuple[SecretShape, ...] = SHAPES) -> None:
         by_anchor: dict[str, list[tuple[SecretShape, re.Pattern[bytes]]]] = {}
+        self._common: list[tuple[SecretShape, re.Pattern[bytes]]] = []
         for shape in shapes:
             expression = shape.compile()
+            if shape.common:
+                self._common.append((shape, expression))
+                continue
             for anchor in shape.anchors:
                 by_anchor.setdefault(anchor, []).append((shape, expression))
         short = [anchor for anchor in by_anchor if len(anchor) < SHORT_ANCHOR]
@@ -109,6 +113,9 @@ class SecretScanner:
 
     def _find(self, data: bytes) -> list[Found]:
         found: list[Found] = []
+        for shape, expression in self._common:
+            if any(anchor.encode("ascii") in data for anchor in shape.anchors):
+                found.extend(_found(shape, expression, data, expression.finditer(data)))
         for automaton, shapes in self._automata:
             starts: dict[int, list[int]] = {}
             for index, start, _end in automaton.find_matches_as_indexes(data):
