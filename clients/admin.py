@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from clients.admin_token import token_page
-from clients.context_settings import CONTEXT, LIMITS, SETTINGS, resolve_settings
+from clients.context_settings import CONTEXT, GUARDRAILS, LIMITS, SETTINGS, resolve_settings
 from clients.models import Client, GlobalSettings
 from clients.services import assign_new_token, client_regenerate_token
 from localrouter.admin_fields import ReadableFieldsMixin
@@ -18,6 +18,11 @@ from localrouter.change_audit import AuditedAdminMixin, admin_actor
 
 OVERRIDE_FIELDS = [spec.name for spec in SETTINGS if spec.group == CONTEXT]
 LIMIT_FIELDS = [spec.name for spec in SETTINGS if spec.group == LIMITS]
+GUARDRAIL_FIELDS = [spec.name for spec in SETTINGS if spec.group == GUARDRAILS]
+GUARDRAILS_HELP = (
+    "What the gateway keeps from the model (docs/guardrails.md). Empty fields inherit: "
+    "client override → global settings → built-in default."
+)
 LIMITS_HELP = (
     "Calls over a limit are refused with an error naming the limit and when to retry; "
     "0 is unlimited. Empty fields inherit: client override → global settings → built-in "
@@ -56,6 +61,7 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         "last_seen_at",
         "effective_settings",
         "effective_limits",
+        "effective_guardrails",
     ]
     fieldsets = [
         (None, {"fields": ["name", "owner", "is_active", "notes"]}),
@@ -73,6 +79,10 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
             },
         ),
         ("Limits", {"fields": [*LIMIT_FIELDS, "effective_limits"], "description": LIMITS_HELP}),
+        (
+            "Guardrails",
+            {"fields": [*GUARDRAIL_FIELDS, "effective_guardrails"], "description": GUARDRAILS_HELP},
+        ),
     ]
 
     @admin.display(description="token")
@@ -92,6 +102,10 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
     @admin.display(description="effective limits")
     def effective_limits(self, client: Client | None) -> str:
         return effective_settings_table(client if client and client.pk else None, LIMITS)
+
+    @admin.display(description="effective guardrails")
+    def effective_guardrails(self, client: Client | None) -> str:
+        return effective_settings_table(client if client and client.pk else None, GUARDRAILS)
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).prefetch_related("upstreams")
@@ -141,8 +155,16 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
                 "these unless they override a field themselves.",
             },
         ),
+        (
+            "Team-wide guardrails",
+            {
+                "fields": [*GUARDRAIL_FIELDS, "effective_guardrails"],
+                "description": "Empty fields use the built-in default. Clients inherit these "
+                "unless they override a field themselves.",
+            },
+        ),
     ]
-    readonly_fields = ["effective_defaults", "effective_limits"]
+    readonly_fields = ["effective_defaults", "effective_limits", "effective_guardrails"]
 
     @admin.display(description="effective values")
     def effective_defaults(self, row: GlobalSettings) -> str:
@@ -151,6 +173,10 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
     @admin.display(description="effective limits")
     def effective_limits(self, row: GlobalSettings) -> str:
         return effective_settings_table(None, LIMITS)
+
+    @admin.display(description="effective guardrails")
+    def effective_guardrails(self, row: GlobalSettings) -> str:
+        return effective_settings_table(None, GUARDRAILS)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

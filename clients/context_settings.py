@@ -40,6 +40,7 @@ BUILT_IN_DEFAULT = "built-in default"
 CONTEXT = "context"
 LIMITS = "limits"
 TOOL_LIMITS = "tool_limits"
+GUARDRAILS = "guardrails"
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         group=LIMITS,
         shown=shown_tool_limits,
     ),
+    # Credentials in tool responses are masked before the client or the index sees them.
+    SettingSpec("mask_secrets", "Mask secrets in responses", bool, True, group=GUARDRAILS),
 )
 SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
 FIELD_NAMES = tuple(SETTINGS_BY_NAME)

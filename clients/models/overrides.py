@@ -81,6 +81,16 @@ class ContextOverrides(models.Model):
         "The tools a line matches share its budget. " + INHERIT,
     )
 
+    # Guardrails (docs/guardrails.md).
+    mask_secrets = models.BooleanField(
+        "mask secrets in responses",
+        null=True,
+        blank=True,
+        help_text="Private keys, cloud and service tokens, JWTs and passwords in URLs are "
+        "replaced by [masked: <kind>] in tool responses before the client or the index sees "
+        "them. " + INHERIT,
+    )
+
     class Meta:
         abstract = True
 

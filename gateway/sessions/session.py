@@ -29,6 +29,7 @@ from gateway.sessions.identity import ClientIdentity
 from gateway.sessions.index import SessionIndex
 from gateway.sessions.input_rounds import InputRounds
 from gateway.sessions.list_change_bus import ListChangeBus
+from gateway.sessions.response_masking import ResponseMasking
 from gateway.sessions.reverse_requests import CallerRegistry
 from gateway.upstream_config.enabled import EnabledUpstreams
 from gateway.upstreams import UpstreamError
@@ -57,6 +58,7 @@ class SessionStats:
     errors: int = 0
     bytes_from_upstreams: int = 0
     bytes_to_client: int = 0
+    guardrails: Counter = field(default_factory=Counter)  # "masked:github token" -> count
 
     @property
     def call_count(self) -> int:
@@ -108,6 +110,7 @@ class GatewaySession:
         self.in_flight: Counter[str] = Counter()  # upstream -> calls waiting for it now
         self.closed = False
         self.index = SessionIndex(identity.settings)
+        self.masking = ResponseMasking(bool(identity.settings.mask_secrets), self.stats.guardrails)
         self.connection: Connection | None = None  # handshake-era: for change notifications
         self.rounds = InputRounds()  # 2026-07-28 calls waiting for the client's input
         self._view: CatalogView | None = None
@@ -236,6 +239,7 @@ class GatewaySession:
         size = result_size(received)
         self.stats.bytes_from_upstreams += size
         call.bytes_received = size
+        result = await self.masking.mask(result, call)  # before the index or the client sees it
         if result.is_error:
             self.stats.errors += 1
             call.fail("error", "tool_error")
@@ -306,9 +310,12 @@ class GatewaySession:
                 data={"uri": uri},
             )
         upstream, original = route
-        result = await self._upstream_call(
-            self._facts("resource", upstream, original), lambda c: c.read_resource(original)
-        )
+        facts = self._facts("resource", upstream, original)
+
+        async def read(connection: Any) -> types.ReadResourceResult:
+            return self.masking.mask_resource(await connection.read_resource(original), facts)
+
+        result = await self._upstream_call(facts, read)
         contents = [c.model_copy(update={"uri": uri}) for c in result.contents]
         return result.model_copy(update={"contents": contents})
 

@@ -68,6 +68,20 @@ def test_the_overrides_fieldset_shows_effective_values_and_their_source(staff):
     assert "IndexSearch (built-in default)" in page
 
 
+def test_the_guardrails_fieldset_shows_mask_secrets_and_where_it_comes_from(staff):
+    alice = ClientFactory(name="alice")
+    url = reverse("admin:clients_client_change", args=[alice.pk])
+    page = staff.get(url).content.decode()
+    assert "Guardrails" in page and "on (built-in default)" in page
+    team = GlobalSettings.load()
+    team.mask_secrets = False
+    team.save()
+    assert "off (global override)" in staff.get(url).content.decode()
+    alice.mask_secrets = True
+    alice.save()
+    assert "on (client override)" in staff.get(url).content.decode()
+
+
 def test_invalid_overrides_are_field_errors_and_save_nothing(staff):
     form = {**CLIENT_FORM, "response_threshold": "10", "read_tool_name": "bad name"}
     response = staff.post(reverse("admin:clients_client_add"), form)

@@ -63,6 +63,7 @@ def test_built_in_defaults_match_the_spec_table():
     assert effective.search_tool_name == "IndexSearch"
     assert effective.read_tool_name == "IndexRead"
     assert effective.vector_search is vector_search_default()
+    assert effective.mask_secrets is True
     assert str(effective["response_threshold"]) == "16384 (built-in default)"
     assert str(effective["indexing_enabled"]) == "on (built-in default)"
 

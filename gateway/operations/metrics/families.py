@@ -58,6 +58,12 @@ CATALOG_SAVED = Counter(
     "localrouter_catalog_saved_bytes",
     "Catalog bytes sessions were spared by catalog indexing, each time a session got a catalog.",
 )
+SECRETS_MASKED = Counter(
+    "localrouter_secrets_masked",
+    "Credentials masked in tool results before the client or the index saw them, by kind "
+    "(github token, private key, jwt...: the scanner's fixed list).",
+    ["kind"],
+)
 INDEX_SEARCHES = Counter("localrouter_index_searches", "IndexSearch calls served.")
 INDEX_READS = Counter("localrouter_index_reads", "IndexRead calls served.")
 LIVE_SESSIONS = Gauge(
@@ -93,6 +99,12 @@ def count_index_use(*, search: bool) -> None:
 
 def count_indexed_response() -> None:
     RESPONSES_INDEXED.inc()
+
+
+def count_masked(counts: dict[str, int]) -> None:
+    """Credentials of these kinds masked in one result."""
+    for kind, count in counts.items():
+        SECRETS_MASKED.labels(kind).inc(count)
 
 
 def count_catalog_planned(plan: CatalogPlan | None) -> None:
