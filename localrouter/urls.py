@@ -1,7 +1,7 @@
-"""HTTP routes served by Django (the admin); /mcp is routed in asgi.py."""
+"""HTTP routes served by Django (the admin, OAuth); /mcp is routed in asgi.py."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from django.views.generic import RedirectView
 
 from localrouter.admin_login import ThrottledLoginForm, login_view
@@ -16,4 +16,6 @@ urlpatterns = [
     # Ahead of the admin's own login URL, at the same path: the throttled view.
     path("admin/login/", login_view),
     path("admin/", admin.site.urls),
+    # OAuth: metadata at the well-known addresses, the endpoints under /oauth/ (docs/auth.md).
+    path("", include("clients.oauth.urls")),
 ]
