@@ -13,6 +13,12 @@ from clients.oauth.resource import resource_for_uri
 ALLOWED_GRANT_TYPES = ("authorization_code", "refresh_token")
 
 
+def _resource(request) -> str:
+    """This gateway's resource as the request reached it (the toolkit's headers are META's)."""
+    scheme = "https" if request.headers.get("X_DJANGO_OAUTH_TOOLKIT_SECURE") else "http"
+    return resource_for_uri(f"{scheme}://{request.headers.get('HTTP_HOST', '')}/")
+
+
 class GatewayOAuth2Validator(OAuth2Validator):
     """Authorization code with PKCE only, exact redirect URIs, tokens for this gateway's
     /mcp alone, and each approval tied to the member's client for the application."""
@@ -37,7 +43,7 @@ class GatewayOAuth2Validator(OAuth2Validator):
         Raises:
             oauthlib.oauth2.rfc6749.errors.CustomOAuth2Error: another resource was asked for.
         """
-        ours = resource_for_uri(request.uri)
+        ours = _resource(request)
         asked = list(getattr(request, "resource", None) or [])
         if any(resource != ours for resource in asked):
             raise errors.CustomOAuth2Error(
