@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import html
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -151,7 +152,7 @@ async def authorize(http: httpx2.AsyncClient, live: LiveGateway, **params: str) 
     page = await http.get(url)
     if page.status_code != 200 or 'id="authorizationForm"' not in page.text:
         return page
-    form = dict(HIDDEN_INPUT.findall(page.text))
+    form = {name: html.unescape(value) for name, value in HIDDEN_INPUT.findall(page.text)}
     return await http.post(url, data={**form, "allow": "Allow"}, headers={"Referer": url})
 
 
