@@ -37,6 +37,7 @@ def connected_view(request: HttpRequest) -> HttpResponse:
     context = {
         **admin.site.each_context(request),
         "title": "Connected applications",
+        "is_nav_sidebar_enabled": False,
         "rows": _rows(request),
         "everyone": request.user.is_superuser,
         "now": timezone.now(),

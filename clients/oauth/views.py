@@ -62,11 +62,13 @@ class ConsentView(AuthorizationView):
             **super().get_context_data(**kwargs),
             "resource": mcp_resource_url(self.request),
             "title": "Connect an application",
+            "is_nav_sidebar_enabled": False,
         }
 
     def render_to_response(self, context, **kwargs) -> HttpResponse:
         response = super().render_to_response(context, **kwargs)
         if context.get("redirect_uri"):
+            response.render()  # the page's nonce exists once it is rendered; the policy names it
             _allow_redirect_to(response, self.request, context["redirect_uri"])
         return response
 

@@ -54,6 +54,7 @@ class BrowserApproval:
     callback: str
     screenshot_to: Path | None = None
     pages_seen: list[str] = field(default_factory=list)
+    csp_violations: list[str] = field(default_factory=list)
     _answer: asyncio.Future | None = None
 
     async def open(self, authorization_url: str) -> None:
@@ -62,6 +63,7 @@ class BrowserApproval:
         context.set_default_timeout(60_000)
         try:
             page = await context.new_page()
+            watch_csp(page, self.csp_violations)
             await page.route(f"{self.callback}**", self._caught)
             await page.goto(authorization_url)
             self.pages_seen.append(urlsplit(page.url).path)
@@ -92,6 +94,16 @@ class BrowserApproval:
         return AuthorizationCodeResult(
             code=query["code"][0], state=query["state"][0], iss=query.get("iss", [None])[0]
         )
+
+
+def watch_csp(page: Page, violations: list[str]) -> None:
+    """Collect what the page's Content-Security-Policy blocks (Chromium reports it)."""
+
+    def console(message) -> None:
+        if "Content Security Policy" in message.text:
+            violations.append(message.text)
+
+    page.on("console", console)
 
 
 def sdk_auth(

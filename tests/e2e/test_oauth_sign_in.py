@@ -35,7 +35,7 @@ from tests.e2e.live import (
     stdio_upstream,
     stop_gateway,
 )
-from tests.e2e.oauth_sign_in import BrowserApproval, sdk_auth
+from tests.e2e.oauth_sign_in import BrowserApproval, sdk_auth, watch_csp
 from tests.e2e.test_admin_browser import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS
 from tests.fixtures.http_server import free_port, stop_process
 from tests.fixtures.tls_documents import TlsDocuments, tls_documents
@@ -146,6 +146,7 @@ async def test_the_sdk_client_signs_in_through_the_browser_calls_tools_and_refre
             assert await echo(client, "refreshed") == "refreshed"
             assert storage.tokens.access_token != first
     assert member.pages_seen == ["/admin/login/", "/oauth/authorize/"]
+    assert member.csp_violations == []
     assert gateway.orm(lambda: member_clients(name)) == [(f"{name} (mia)", "mia")]
     assert gateway.orm(lambda: rotated_refresh_tokens(name)) >= 1
     logs = gateway.log() + (gateway.data_dir / "daphne-2.log").read_text()
@@ -204,6 +205,8 @@ async def test_disconnecting_in_the_admin_ends_access_on_every_worker(gateway, t
 
         context = await browser.new_context(viewport={"width": 1100, "height": 600})
         page = await context.new_page()
+        violations: list[str] = []
+        watch_csp(page, violations)
         await page.goto(gateway.url.removesuffix("/mcp") + "/admin/clients/client/connected/")
         await page.fill("#id_username", "mia")
         await page.fill("#id_password", PASSWORD)
@@ -218,6 +221,7 @@ async def test_disconnecting_in_the_admin_ends_access_on_every_worker(gateway, t
         await page.wait_for_selector("ul.messagelist")
         assert await row.locator("td.status").inner_text() == "disconnected"
         await context.close()
+    assert violations == []
 
     with anyio.fail_after(10):  # each worker honours a token a second at most after revocation
         while [await answers(url, token, host) for url in workers] != [401, 401]:
