@@ -4,6 +4,7 @@ HTTP error, and nothing is granted. Raw HTTP, a member logged into the admin by 
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -24,6 +25,7 @@ from tests.e2e.oauth_sign_in import (
     pkce_pair,
     redirect_query,
 )
+from tests.fixtures.tls_documents import TlsDocuments, tls_documents
 
 pytestmark = pytest.mark.anyio
 PASSWORD = "pw-oauth-refusals-1"
@@ -32,9 +34,19 @@ ACCEPT = "application/json, text/event-stream"
 
 
 @pytest.fixture(scope="module")
-def gateway(tmp_path_factory) -> Iterator[LiveGateway]:
+def documents(tmp_path_factory) -> Iterator[TlsDocuments]:
+    with tls_documents(tmp_path_factory.mktemp("tls")) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory, documents) -> Iterator[LiveGateway]:
+    """A gateway as deployed: metadata documents on private addresses are refused."""
     with running_gateway(
-        tmp_path_factory.mktemp("oauth-refusals"), [stdio_upstream("echo", "echo_server.py")], []
+        tmp_path_factory.mktemp("oauth-refusals"),
+        [stdio_upstream("echo", "echo_server.py")],
+        [],
+        SSL_CERT_FILE=str(documents.ca_file),  # trusted, so only the address refuses it
     ) as live:
         live.orm(lambda: User.objects.create_user("mia", "", PASSWORD, is_staff=True))
         yield live
@@ -268,3 +280,22 @@ async def test_no_token_code_or_secret_reaches_the_log(gateway):
     log = gateway.log()
     assert tokens["access_token"] not in log and tokens["refresh_token"] not in log
     assert "Traceback" not in log
+
+
+async def test_a_metadata_document_on_a_private_address_is_never_fetched(gateway, documents):
+    client_id = f"{documents.base}/clients/inside.json"
+    documents.documents["/clients/inside.json"] = json.dumps(
+        {"client_id": client_id, "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
+    ).encode()
+    async with member(gateway) as http:
+        answer = await authorize(
+            http,
+            gateway,
+            client_id=client_id,
+            redirect_uri=REDIRECT,
+            code_challenge=pkce_pair()[1],
+            code_challenge_method="S256",
+        )
+    assert answer.status_code == 400 and "location" not in answer.headers
+    assert "This request cannot be approved" in answer.text
+    assert documents.requests == []
