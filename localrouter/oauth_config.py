@@ -18,6 +18,7 @@ def oauth_provider_settings(
     access_token_seconds: float,
     refresh_token_seconds: float,
     dynamic_registration: bool,
+    redirect_schemes: list[str],
 ) -> dict[str, Any]:
     """OAUTH2_PROVIDER for django-oauth-toolkit."""
     return {
@@ -40,6 +41,7 @@ def oauth_provider_settings(
         "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
         "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
         "REQUEST_APPROVAL_PROMPT": "force",
+        "ALLOWED_REDIRECT_URI_SCHEMES": redirect_schemes,
         "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
         "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
         "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": [

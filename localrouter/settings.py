@@ -132,6 +132,8 @@ try:
     )
     OAUTH_REFRESH_TOKEN_DAYS = config.number("LOCALROUTER_OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1)
     OAUTH_DYNAMIC_REGISTRATION = config.boolean("LOCALROUTER_OAUTH_DYNAMIC_REGISTRATION", True)
+    # Redirect URI schemes clients may register: add a desktop client's own (cursor, vscode).
+    OAUTH_REDIRECT_SCHEMES = config.listing("LOCALROUTER_OAUTH_REDIRECT_SCHEMES", ["http", "https"])
     OAUTH_METADATA_PRIVATE_ADDRESSES = config.boolean(
         "LOCALROUTER_OAUTH_METADATA_PRIVATE_ADDRESSES", False
     )
@@ -180,6 +182,7 @@ OAUTH2_PROVIDER = oauth_config.oauth_provider_settings(
     access_token_seconds=OAUTH_ACCESS_TOKEN_SECONDS,
     refresh_token_seconds=OAUTH_REFRESH_TOKEN_DAYS * 24 * 3600,
     dynamic_registration=OAUTH_DYNAMIC_REGISTRATION,
+    redirect_schemes=OAUTH_REDIRECT_SCHEMES,
 )
 ASGI_APPLICATION = "localrouter.asgi.application"
 

@@ -105,3 +105,16 @@ def test_disconnecting_deletes_the_tokens_and_keeps_the_client(member, applicati
     assert connection_revoke(client=client, actor="mia") == 1
     assert oauth_access(TOKEN, RESOURCE).client is None
     assert Client.objects.filter(pk=client.pk).exists()
+
+
+def test_a_registration_token_is_not_an_mcp_token(application):
+    """Dynamic registration's management token is an access token without a member."""
+    AccessToken.objects.create(
+        user=None,
+        application=application,
+        token=TOKEN,
+        expires=timezone.now() + timedelta(hours=1),
+        scope="oauth2_provider:registration",
+        resource=[RESOURCE],
+    )
+    assert oauth_access(TOKEN, RESOURCE).error == "invalid_token"
