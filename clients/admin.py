@@ -55,12 +55,16 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         "masked_token",
         "created_at",
         "last_seen_at",
+        "oauth_application",
         "effective_settings",
         "effective_limits",
     ]
     fieldsets = [
         (None, {"fields": ["name", "owner", "is_active", "notes"]}),
-        ("Token", {"fields": ["masked_token", "created_at", "last_seen_at"]}),
+        (
+            "Token",
+            {"fields": ["masked_token", "oauth_application", "created_at", "last_seen_at"]},
+        ),
         (
             "Upstreams and tools",
             {"fields": ["all_upstreams", "upstreams", "tool_allow_patterns", "tool_deny_patterns"]},

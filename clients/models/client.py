@@ -36,6 +36,7 @@ class Client(ContextOverrides):
         blank=True,
         editable=False,
         related_name="mcp_clients",
+        verbose_name="signs in as OAuth application",
         help_text="The OAuth application a member connected as this client (docs/auth.md).",
     )
     all_upstreams = models.BooleanField(
