@@ -226,3 +226,29 @@ async def test_disconnecting_in_the_admin_ends_access_on_every_worker(gateway, t
     with anyio.fail_after(10):  # each worker honours a token a second at most after revocation
         while [await answers(url, token, host) for url in workers] != [401, 401]:
             await anyio.sleep(0.2)
+
+
+async def test_revoking_the_refresh_token_ends_access_on_every_worker(gateway, tmp_path):
+    """RFC 7009, as a client signing out does: the refresh token and its access token end."""
+    workers = [gateway.url, gateway.extra["second"]]
+    host = urlsplit(gateway.url).netloc
+    async with chromium() as browser:
+        provider, storage = sdk_auth(gateway, approval(browser, tmp_path), name="Signing-out tool")
+        async with signed_in(gateway, provider, "2026-07-28") as client:
+            assert await echo(client, "before") == "before"
+    gateway.orm(lambda: outlive_the_test("Signing-out tool"))
+    token = storage.tokens.access_token
+    assert [await answers(url, token, host) for url in workers] == [200, 200]
+    async with httpx2.AsyncClient(timeout=30) as http:
+        revoked = await http.post(
+            gateway.url.removesuffix("/mcp") + "/oauth/revoke/",
+            data={
+                "token": storage.tokens.refresh_token,
+                "token_type_hint": "refresh_token",
+                "client_id": storage.client_info.client_id,
+            },
+        )
+    assert revoked.status_code == 200
+    with anyio.fail_after(10):
+        while [await answers(url, token, host) for url in workers] != [401, 401]:
+            await anyio.sleep(0.2)
