@@ -9,6 +9,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
+from clients.admin_connected import connected_urls
 from clients.admin_token import token_page
 from clients.context_settings import CONTEXT, GUARDRAILS, LIMITS, SETTINGS, resolve_settings
 from clients.models import Client, GlobalSettings
@@ -59,13 +60,17 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         "masked_token",
         "created_at",
         "last_seen_at",
+        "oauth_application",
         "effective_settings",
         "effective_limits",
         "effective_guardrails",
     ]
     fieldsets = [
         (None, {"fields": ["name", "owner", "is_active", "notes"]}),
-        ("Token", {"fields": ["masked_token", "created_at", "last_seen_at"]}),
+        (
+            "Token",
+            {"fields": ["masked_token", "oauth_application", "created_at", "last_seen_at"]},
+        ),
         (
             "Upstreams and tools",
             {"fields": ["all_upstreams", "upstreams", "tool_allow_patterns", "tool_deny_patterns"]},
@@ -122,6 +127,7 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         regenerate = self.admin_site.admin_view(require_POST(self.regenerate_token_view))
         return [
             path("<int:client_id>/regenerate-token/", regenerate, name="clients_client_regenerate"),
+            *connected_urls(self.admin_site),
             *super().get_urls(),
         ]
 

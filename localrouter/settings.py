@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 
-from localrouter import config, otel_config
+from localrouter import config, oauth_config, otel_config
 from localrouter.team_sign_in import config as team_sign_in_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -140,6 +140,19 @@ try:
     LIMITS_KEY_PREFIX = config.env.str(
         "LOCALROUTER_LIMITS_KEY_PREFIX", default="localrouter:limits:"
     )
+    # OAuth (docs/auth.md): access tokens live this many seconds, refresh tokens this many
+    # days; dynamic client registration (RFC 7591) can be turned off; Client ID Metadata
+    # Documents on loopback or private addresses are refused unless allowed (tests, labs).
+    OAUTH_ACCESS_TOKEN_SECONDS = config.number(
+        "LOCALROUTER_OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=1
+    )
+    OAUTH_REFRESH_TOKEN_DAYS = config.number("LOCALROUTER_OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1)
+    OAUTH_DYNAMIC_REGISTRATION = config.boolean("LOCALROUTER_OAUTH_DYNAMIC_REGISTRATION", True)
+    # Redirect URI schemes clients may register: add a desktop client's own (cursor, vscode).
+    OAUTH_REDIRECT_SCHEMES = config.listing("LOCALROUTER_OAUTH_REDIRECT_SCHEMES", ["http", "https"])
+    OAUTH_METADATA_PRIVATE_ADDRESSES = config.boolean(
+        "LOCALROUTER_OAUTH_METADATA_PRIVATE_ADDRESSES", False
+    )
 except config.ConfigError as error:
     config.fail(error)
 
@@ -152,6 +165,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "oauth2_provider",
     "gateway",
     "clients",
     "indexing",
@@ -194,6 +208,21 @@ OIDC_TIMEOUT = 10
 LOGIN_REDIRECT_URL = "/admin/"
 
 ROOT_URLCONF = "localrouter.urls"
+# The OAuth consent page runs under the member's admin login.
+LOGIN_URL = "/admin/login/"
+# django-oauth-toolkit's own models, named because Client links to its Application.
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
+OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
+OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
+OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
+OAUTH2_PROVIDER = oauth_config.oauth_provider_settings(
+    public_url=PUBLIC_URL,
+    access_token_seconds=OAUTH_ACCESS_TOKEN_SECONDS,
+    refresh_token_seconds=OAUTH_REFRESH_TOKEN_DAYS * 24 * 3600,
+    dynamic_registration=OAUTH_DYNAMIC_REGISTRATION,
+    redirect_schemes=OAUTH_REDIRECT_SCHEMES,
+)
 ASGI_APPLICATION = "localrouter.asgi.application"
 
 TEMPLATES = [

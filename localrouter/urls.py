@@ -1,4 +1,4 @@
-"""HTTP routes served by Django (the admin); /mcp is routed in asgi.py."""
+"""HTTP routes served by Django (the admin, OAuth); /mcp is routed in asgi.py."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -20,4 +20,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # Team sign-in through the company's OpenID Connect provider (404 while unconfigured).
     path("oidc/", include("localrouter.team_sign_in.urls")),
+    # OAuth: metadata at the well-known addresses, the endpoints under /oauth/ (docs/auth.md).
+    path("", include("clients.oauth.urls")),
 ]

@@ -29,6 +29,16 @@ class Client(ContextOverrides):
         help_text="The team member this client belongs to: it uses their upstream "
         "connections. Empty: a team client, using only shared connections.",
     )
+    oauth_application = models.ForeignKey(
+        "oauth2_provider.Application",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="mcp_clients",
+        verbose_name="signs in as OAuth application",
+        help_text="The OAuth application a member connected as this client (docs/auth.md).",
+    )
     all_upstreams = models.BooleanField(
         "may use all upstreams",
         default=True,
@@ -46,6 +56,14 @@ class Client(ContextOverrides):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            # One client per member and connected application, reused on every approval.
+            models.UniqueConstraint(
+                fields=["owner", "oauth_application"],
+                condition=models.Q(oauth_application__isnull=False),
+                name="one_client_per_member_and_application",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -6,6 +6,8 @@ import json
 
 from mcp_types import INVALID_REQUEST
 
+from localrouter.oauth_config import MCP_SCOPE
+
 RETRY_AFTER_SECONDS = 5  # a restart, or another worker behind the balancer, takes over
 
 
@@ -25,9 +27,16 @@ def refusal(
     return status, headers, body
 
 
-def unauthorized(reason: str) -> tuple:
-    challenge = f'Bearer realm="localrouter", error="invalid_token", error_description="{reason}"'
-    return refusal(401, reason, extra_headers=[(b"www-authenticate", challenge.encode())])
+def unauthorized(metadata_url: str, error: str = "", description: str = "") -> tuple:
+    """401 (403 for a token without the scope) with a Bearer challenge that points clients
+    at the protected resource metadata (RFC 9728 §5.1), where OAuth sign-in starts."""
+    params = [f'resource_metadata="{metadata_url}"', f'scope="{MCP_SCOPE}"']
+    if error:  # RFC 6750 §3.1: no error code when no credentials were sent
+        params += [f'error="{error}"', f'error_description="{description}"']
+    challenge = "Bearer " + ", ".join(params)
+    status = 403 if error == "insufficient_scope" else 401
+    message = description or "missing bearer token"
+    return refusal(status, message, extra_headers=[(b"www-authenticate", challenge.encode())])
 
 
 def throttled(seconds: int) -> tuple:

@@ -15,13 +15,15 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from clients.oauth.resource import resource_metadata_url
 from gateway.http import errors as http_errors
 from gateway.http.envelope import Envelope, inspect_body
 from gateway.http.inflight import DuplicateRequestId, ServerStopping
+from gateway.http.protected_resource import resource_url
 from gateway.http.token_throttle import token_throttle
 from gateway.operations.metrics import families as metrics
 from gateway.runtime import Gateway, current_client, get_gateway
-from gateway.sessions.identity import ClientIdentity, bearer_token, identities
+from gateway.sessions.identity import ClientIdentity, TokenRefusal, bearer_token, identities
 from gateway.sessions.registry import client_key
 from gateway.sessions.server import current_instructions
 
@@ -49,13 +51,17 @@ async def admit(
         return refusal, None, None
     if wait := token_throttle.retry_after(scope):
         return http_errors.throttled(wait), None, None
+    resource = resource_url(scope)
     token = bearer_token(scope["headers"])
     if token is None:
-        return http_errors.unauthorized("missing bearer token"), None, None
-    identity = await identities.authenticate(token)
-    if identity is None:
+        return http_errors.unauthorized(resource_metadata_url(resource)), None, None
+    identity = await identities.authenticate(token, resource)
+    if isinstance(identity, TokenRefusal):
         await token_throttle.failed(scope)
-        return http_errors.unauthorized("invalid or revoked token"), None, None
+        refusal = http_errors.unauthorized(
+            resource_metadata_url(resource), identity.error, identity.description
+        )
+        return refusal, None, None
     envelope = Envelope()
     if scope["method"] == "POST":
         if not headers.get(b"content-type", "").lower().startswith("application/json"):

@@ -23,7 +23,7 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from gateway.runtime import current_client, get_gateway
-from gateway.sessions.identity import identities
+from gateway.sessions.identity import TokenRefusal, identities
 from gateway.sessions.server import current_instructions
 
 logger = logging.getLogger(__name__)
@@ -61,8 +61,8 @@ class StopSignal:
 async def serve_stdio(token: str) -> bool:
     """Run until stdin closes or a stop signal comes, then stop every upstream; False when
     the token is not valid."""
-    identity = await identities.authenticate(token)
-    if identity is None:
+    identity = await identities.authenticate(token, resource="")  # lr_ tokens only here
+    if isinstance(identity, TokenRefusal):
         return False
     # stdout carries the protocol: logs go to stderr only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)

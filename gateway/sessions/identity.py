@@ -5,15 +5,19 @@ effective context settings) so no ORM call sits on the hot path of a tool call.
 Cache entries live a few seconds and are dropped at once when a client or the
 global settings are saved in this process. Unknown tokens are remembered for a shorter
 time, in a bounded table, so a client retrying a bad token does not reach the database
-on every request.
+on every request. An OAuth access token (any token without the `lr_` prefix) is checked
+for this resource, expiry and scope (clients/oauth/access.py) and kept a second at most,
+so a revocation on any worker ends access everywhere within that second.
 """
 
 from __future__ import annotations
 
 import asyncio
 import fnmatch
+import math
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
@@ -21,11 +25,13 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from clients.context_settings import EffectiveSettings, resolve_settings
 from clients.models import Client, GlobalSettings
+from clients.oauth.access import oauth_access
 from clients.services import client_for_token
-from clients.tokens import hash_token
+from clients.tokens import TOKEN_PREFIX, hash_token
 from indexing.reports.tool_usage import client_tool_usage
 
 CACHE_SECONDS = 5.0
+OAUTH_CACHE_SECONDS = 1.0  # how late a revoked OAuth token may still be honoured
 REFUSED_SECONDS = 2.0
 REFUSED_LIMIT = 1024  # distinct unknown tokens remembered at once
 
@@ -65,15 +71,33 @@ class ClientIdentity:
         return not any(fnmatch.fnmatchcase(exposed_name, p) for p in self.deny_patterns)
 
 
+@dataclass(frozen=True)
+class TokenRefusal:
+    """Why a token was refused, as RFC 6750 names it."""
+
+    error: str  # invalid_token or insufficient_scope
+    description: str
+
+
+INVALID = TokenRefusal("invalid_token", "invalid or revoked token")
+
+
 def _lines(text: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
-def identity_for_token(token: str) -> ClientIdentity | None:
-    """Look the token up in the database and snapshot its client (synchronous)."""
+def identity_for_token(token: str, resource: str) -> tuple[ClientIdentity | TokenRefusal, float]:
+    """Look the token up in the database and snapshot its client, with the most seconds an
+    identity may be kept (synchronous). `resource` is the /mcp address the request came to."""
     close_old_connections()
-    client = client_for_token(token)
-    return identity_for_client(client) if client is not None else None
+    if token.startswith(TOKEN_PREFIX):
+        client = client_for_token(token)
+        return (INVALID, 0.0) if client is None else (identity_for_client(client), math.inf)
+    access = oauth_access(token, resource)
+    if access.client is None:
+        return TokenRefusal(access.error, access.description), 0.0
+    left = (access.expires - datetime.now(UTC)).total_seconds()
+    return identity_for_client(access.client), max(0.0, min(OAUTH_CACHE_SECONDS, left))
 
 
 def identity_for_client(client: Client) -> ClientIdentity:
@@ -93,7 +117,7 @@ def identity_for_client(client: Client) -> ClientIdentity:
 
 
 class IdentityCache:
-    """token hash -> (identity or None, expiry); refusals expire sooner and are bounded."""
+    """(token hash, resource) -> (identity or refusal, expiry); refusals are bounded."""
 
     def __init__(
         self,
@@ -104,47 +128,53 @@ class IdentityCache:
         self._seconds = seconds
         self._refused_seconds = refused_seconds
         self._refused_limit = refused_limit
-        self._entries: dict[str, tuple[ClientIdentity, float]] = {}
-        self._refused: dict[str, float] = {}  # insertion order: oldest first
-        self._looking_up: dict[str, asyncio.Future] = {}  # one database lookup per token
+        self._entries: dict[tuple[str, str], tuple[ClientIdentity, float]] = {}
+        self._refused: dict[tuple[str, str], tuple[TokenRefusal, float]] = {}  # oldest first
+        self._looking_up: dict[tuple[str, str], asyncio.Future] = {}  # one lookup per token
 
-    async def authenticate(self, token: str) -> ClientIdentity | None:
-        key = hash_token(token)
+    async def authenticate(self, token: str, resource: str) -> ClientIdentity | TokenRefusal:
+        """The token's client, or why it is refused, for a request to `resource`."""
+        key = (hash_token(token), resource)
         now = time.monotonic()
         entry = self._entries.get(key)
         if entry is not None and entry[1] > now:
             return entry[0]
-        if self._refused.get(key, 0.0) > now:
-            return None
+        refused = self._refused.get(key)
+        if refused is not None and refused[1] > now:
+            return refused[0]
         # Concurrent requests of one client (all of them, when its entry expires under load)
         # share one lookup; shielded, so a waiter that is cancelled does not end it for all.
         lookup = self._looking_up.get(key)
         if lookup is None:
-            lookup = asyncio.ensure_future(self._look_up(key, token))
+            lookup = asyncio.ensure_future(self._look_up(key, token, resource))
             self._looking_up[key] = lookup
             lookup.add_done_callback(lambda done: self._lookup_done(key, done))
         return await asyncio.shield(lookup)
 
-    def _lookup_done(self, key: str, lookup: asyncio.Future) -> None:
+    def _lookup_done(self, key: tuple[str, str], lookup: asyncio.Future) -> None:
         if self._looking_up.get(key) is lookup:
             del self._looking_up[key]
 
-    async def _look_up(self, key: str, token: str) -> ClientIdentity | None:
-        identity = await sync_to_async(identity_for_token, thread_sensitive=False)(token)
+    async def _look_up(
+        self, key: tuple[str, str], token: str, resource: str
+    ) -> ClientIdentity | TokenRefusal:
+        found, keep = await sync_to_async(identity_for_token, thread_sensitive=False)(
+            token, resource
+        )
         now = time.monotonic()
-        if identity is None:
+        if isinstance(found, TokenRefusal):
             self._entries.pop(key, None)
-            self._remember_refusal(key, now)
-            return None
+            self._remember_refusal(key, found, now + self._refused_seconds)
+            return found
         self._refused.pop(key, None)
-        self._entries[key] = (identity, now + self._seconds)
-        return identity
+        self._entries[key] = (found, now + min(self._seconds, keep))
+        return found
 
-    def _remember_refusal(self, key: str, now: float) -> None:
+    def _remember_refusal(self, key: tuple[str, str], refusal: TokenRefusal, until: float) -> None:
         self._refused.pop(key, None)
         while len(self._refused) >= self._refused_limit:
             del self._refused[next(iter(self._refused))]
-        self._refused[key] = now + self._refused_seconds
+        self._refused[key] = (refusal, until)
 
     def clear(self, *args, **kwargs) -> None:
         self._entries.clear()

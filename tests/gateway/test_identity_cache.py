@@ -9,7 +9,9 @@ from clients.models import Client
 from clients.services import client_create, client_regenerate_token
 from clients.tokens import hash_token
 from gateway.sessions import identity as identity_module
-from gateway.sessions.identity import IdentityCache
+from gateway.sessions.identity import INVALID, IdentityCache
+
+RESOURCE = "http://127.0.0.1:8000/mcp"
 
 pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 
@@ -20,9 +22,9 @@ def lookups(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = identity_module.identity_for_token
 
-    def counting(token: str):
+    def counting(token: str, resource: str):
         seen.append(token)
-        return real(token)
+        return real(token, resource)
 
     monkeypatch.setattr(identity_module, "identity_for_token", counting)
     return seen
@@ -31,14 +33,14 @@ def lookups(monkeypatch) -> list[str]:
 async def test_unknown_token_is_looked_up_once_within_the_refusal_window(lookups) -> None:
     cache = IdentityCache(refused_seconds=60)
     for _ in range(5):
-        assert await cache.authenticate("lr_not-a-token") is None
+        assert await cache.authenticate("lr_not-a-token", RESOURCE) == INVALID
     assert lookups == ["lr_not-a-token"]
 
 
 async def test_unknown_token_is_looked_up_again_after_the_window(lookups) -> None:
     cache = IdentityCache(refused_seconds=0)
-    assert await cache.authenticate("lr_not-a-token") is None
-    assert await cache.authenticate("lr_not-a-token") is None
+    assert await cache.authenticate("lr_not-a-token", RESOURCE) == INVALID
+    assert await cache.authenticate("lr_not-a-token", RESOURCE) == INVALID
     assert len(lookups) == 2
 
 
@@ -46,16 +48,16 @@ async def test_a_token_refused_then_saved_for_a_client_is_accepted_at_once() -> 
     cache = identity_module.identities  # the one the model signals clear
     client, token = await _create_client()
     await sync_to_async(Client.objects.filter(pk=client.pk).update)(token_hash="elsewhere")
-    assert await cache.authenticate(token) is None  # unknown, and now remembered as such
+    assert await cache.authenticate(token, RESOURCE) == INVALID  # unknown, now remembered
     client.token_hash = hash_token(token)
     await sync_to_async(client.save)()
-    assert (await cache.authenticate(token)).id == client.pk
+    assert (await cache.authenticate(token, RESOURCE)).id == client.pk
 
 
 async def test_saving_a_client_forgets_refusals_through_the_signal() -> None:
     cache = identity_module.identities
     client, token = await _create_client()
-    assert await cache.authenticate("lr_will-be-checked") is None
+    assert await cache.authenticate("lr_will-be-checked", RESOURCE) == INVALID
     assert cache._refused
     await _regenerate(client)
     assert not cache._refused
@@ -64,17 +66,17 @@ async def test_saving_a_client_forgets_refusals_through_the_signal() -> None:
 async def test_a_revoked_token_is_refused_at_once() -> None:
     cache = identity_module.identities
     client, token = await _create_client()
-    assert (await cache.authenticate(token)).id == client.pk
+    assert (await cache.authenticate(token, RESOURCE)).id == client.pk
     await _regenerate(client)
-    assert await cache.authenticate(token) is None
+    assert await cache.authenticate(token, RESOURCE) == INVALID
 
 
 async def test_refusals_are_bounded(lookups) -> None:
     cache = IdentityCache(refused_seconds=60, refused_limit=3)
     for n in range(5):
-        await cache.authenticate(f"lr_bad-{n}")
+        await cache.authenticate(f"lr_bad-{n}", RESOURCE)
     assert len(cache._refused) == 3
-    await cache.authenticate("lr_bad-0")  # evicted, so looked up again
+    await cache.authenticate("lr_bad-0", RESOURCE)  # evicted, so looked up again
     assert lookups.count("lr_bad-0") == 2
 
 
@@ -89,8 +91,8 @@ async def _regenerate(client) -> str:
 async def test_concurrent_requests_of_a_client_share_one_lookup(lookups) -> None:
     _client, token = await _create_client()
     cache = IdentityCache(seconds=0)  # every request finds the entry expired
-    found = await asyncio.gather(*(cache.authenticate(token) for _ in range(8)))
+    found = await asyncio.gather(*(cache.authenticate(token, RESOURCE) for _ in range(8)))
     assert len({identity.id for identity in found}) == 1
     assert lookups == [token]
-    await cache.authenticate(token)
+    await cache.authenticate(token, RESOURCE)
     assert len(lookups) == 2  # a later request looks it up again

@@ -18,7 +18,10 @@ pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 async def test_requests_without_a_valid_token_get_401_with_a_bearer_challenge(token, reason):
     answer = await post(token, INITIALIZE)
     assert answer.status == 401
-    assert answer.headers["www-authenticate"].startswith('Bearer realm="localrouter"')
+    challenge = answer.headers["www-authenticate"]
+    metadata = "http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp"
+    assert challenge.startswith(f'Bearer resource_metadata="{metadata}", scope="mcp"')
+    assert ('error="invalid_token"' in challenge) == (token is not None)
     assert answer.error["message"] == reason
 
 
