@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from clients.admin_token import token_page
-from clients.context_settings import CONTEXT, LIMITS, SETTINGS, resolve_settings
+from clients.context_settings import CONTEXT, LIMITS, POLICY, SETTINGS, resolve_settings
 from clients.models import Client, GlobalSettings
 from clients.services import assign_new_token, client_regenerate_token
 from localrouter.admin_fields import ReadableFieldsMixin
@@ -18,6 +18,11 @@ from localrouter.change_audit import AuditedAdminMixin, admin_actor
 
 OVERRIDE_FIELDS = [spec.name for spec in SETTINGS if spec.group == CONTEXT]
 LIMIT_FIELDS = [spec.name for spec in SETTINGS if spec.group == LIMITS]
+POLICY_HELP = (
+    "allow: listed and called; ask: listed, and each call waits for the person at the client "
+    "to accept it; deny: not listed, calls refused. The first matching line decides; this "
+    "client's lines are read before the global settings' lines; other tools are allowed."
+)
 LIMITS_HELP = (
     "Calls over a limit are refused with an error naming the limit and when to retry; "
     "0 is unlimited. Empty fields inherit: client override → global settings → built-in "
@@ -56,13 +61,18 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         "last_seen_at",
         "effective_settings",
         "effective_limits",
+        "effective_policy",
     ]
     fieldsets = [
         (None, {"fields": ["name", "owner", "is_active", "notes"]}),
         ("Token", {"fields": ["masked_token", "created_at", "last_seen_at"]}),
         (
             "Upstreams and tools",
-            {"fields": ["all_upstreams", "upstreams", "tool_allow_patterns", "tool_deny_patterns"]},
+            {"fields": ["all_upstreams", "upstreams"]},
+        ),
+        (
+            "Tool policy",
+            {"fields": ["tool_policy", "effective_policy"], "description": POLICY_HELP},
         ),
         (
             "Context management overrides",
@@ -92,6 +102,10 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
     @admin.display(description="effective limits")
     def effective_limits(self, client: Client | None) -> str:
         return effective_settings_table(client if client and client.pk else None, LIMITS)
+
+    @admin.display(description="effective policy")
+    def effective_policy(self, client: Client | None) -> str:
+        return effective_settings_table(client if client and client.pk else None, POLICY)
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).prefetch_related("upstreams")
@@ -141,8 +155,17 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
                 "these unless they override a field themselves.",
             },
         ),
+        (
+            "Team-wide tool policy",
+            {
+                "fields": ["tool_policy", "effective_policy"],
+                "description": "Every client reads these lines after its own; other tools are "
+                "allowed. allow: listed and called; ask: each call waits for the person at the "
+                "client to accept it; deny: not listed, calls refused.",
+            },
+        ),
     ]
-    readonly_fields = ["effective_defaults", "effective_limits"]
+    readonly_fields = ["effective_defaults", "effective_limits", "effective_policy"]
 
     @admin.display(description="effective values")
     def effective_defaults(self, row: GlobalSettings) -> str:
@@ -151,6 +174,10 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
     @admin.display(description="effective limits")
     def effective_limits(self, row: GlobalSettings) -> str:
         return effective_settings_table(None, LIMITS)
+
+    @admin.display(description="effective policy")
+    def effective_policy(self, row: GlobalSettings) -> str:
+        return effective_settings_table(None, POLICY)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -4,7 +4,8 @@ One listing per upstream per worker, shared by every session; refreshed when the
 upstream says its lists changed. Each list is read on its own: `Method not found` or an
 undeclared capability means "none of this kind", any other error is remembered for that
 list only. A failed start or list is retried after a while, so one broken upstream (or
-list) never blocks the others.
+list) never blocks the others. Every listing read passes `guard` (the gateway's is
+`gateway.guardrails.pinning.hold_unapproved`), which may leave out what must not be served.
 """
 
 from __future__ import annotations
@@ -81,10 +82,12 @@ class Listings:
         budget: float = math.inf,
         on_late: LateFn | None = None,
         on_read: Callable[[UpstreamListing], Awaitable[None]] | None = None,
+        guard: Callable[[UpstreamListing], Awaitable[UpstreamListing]] | None = None,
     ) -> None:
         self.pool = pool
         self.budget = budget
         self.on_read = on_read
+        self.guard = guard
         self._listings: dict[str, UpstreamListing] = {}
         self._locks: dict[str, anyio.Lock] = {}
         self._reads = ListingReads(self._one, on_late)
@@ -128,6 +131,8 @@ class Listings:
 
     async def _read(self, connection: UpstreamConnection) -> UpstreamListing:
         listing = await read_listing(connection)
+        if self.guard is not None:
+            listing = await self.guard(listing)
         if self.on_read is not None:
             await self.on_read(listing)
         return listing
@@ -135,6 +140,14 @@ class Listings:
     def read_so_far(self) -> dict[str, UpstreamListing]:
         """The listings read in this worker (none is started or re-read by asking)."""
         return dict(self._listings)
+
+    def held(self) -> dict[str, int]:
+        """upstream -> how many of its tools (and instructions) this worker holds back."""
+        return {
+            name: len(item.held) + (item.held_instructions is not None)
+            for name, item in self._listings.items()
+            if item.held or item.held_instructions is not None
+        }
 
     def summary(self) -> dict[str, tuple[str | None, int]]:
         """upstream -> (last error or None, tool count) for the upstreams read or being read."""

@@ -20,9 +20,11 @@ from mcp.server.connection import Connection
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from clients.tool_policy import Decision
 from gateway.catalog.merged import MergedCatalog
 from gateway.catalog.planner import CatalogPlanner
 from gateway.catalog.view import CatalogView
+from gateway.guardrails.ask import confirmed
 from gateway.operations.call_monitor import CallFacts, CallKind, CallMonitor, CallRefused
 from gateway.operations.metrics import families as metrics
 from gateway.sessions.identity import ClientIdentity
@@ -57,6 +59,7 @@ class SessionStats:
     errors: int = 0
     bytes_from_upstreams: int = 0
     bytes_to_client: int = 0
+    guardrails: Counter = field(default_factory=Counter)  # decision -> count (session report)
 
     @property
     def call_count(self) -> int:
@@ -135,6 +138,9 @@ class GatewaySession:
             if self._view is not None:
                 view.carry_over(self._view)
             self.index.index_catalog(view, planned.template)
+            held = sum(len(items) for items in planned.catalog.held.values())
+            if held > self.stats.guardrails["held"]:  # the most held at once in this session
+                self.stats.guardrails["held"] = held
             self._view, self._view_version = view, planned.version
         return self._view
 
@@ -183,6 +189,8 @@ class GatewaySession:
             return await self._call_index_tool(name, arguments, view)
         route = view.catalog.route_tool(name)
         if route is None:
+            if self.identity.policy.decision(name) is Decision.DENY:
+                self.stats.guardrails["denied"] += 1  # answered as unknown: nothing revealed
             await self._unknown("tool", name)
             raise MCPError(code=types.INVALID_PARAMS, message=UNKNOWN_TOOL.format(name=name))
         upstream, tool = route
@@ -212,7 +220,14 @@ class GatewaySession:
         try:
             connection = await self.services.upstreams.connection(upstream)
 
+            asks = self.identity.policy.decision(params.name) is Decision.ASK
+
             async def upstream_call(caller: Any) -> types.CallToolResult:
+                if asks:
+                    counts = self.stats.guardrails
+                    refused = await confirmed(caller, params.name, params.arguments, call, counts)
+                    if refused is not None:
+                        return refused
                 with self.services.callers.calling(upstream, caller):
                     return await connection.call_tool(
                         tool, params.arguments, progress_callback=caller.session.report_progress
