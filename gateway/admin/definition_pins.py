@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from gateway.guardrails.approval import definition_diff, pins_approve
 from gateway.guardrails.models import DefinitionPin
-from localrouter.change_audit import admin_actor
+from localrouter.change_audit import AuditedAdminMixin, admin_actor
 
 
 class AwaitingApprovalFilter(admin.SimpleListFilter):
@@ -48,7 +48,7 @@ def approve_definitions(model_admin, request, queryset: QuerySet[DefinitionPin])
 
 
 @admin.register(DefinitionPin)
-class DefinitionPinAdmin(admin.ModelAdmin):
+class DefinitionPinAdmin(AuditedAdminMixin, admin.ModelAdmin):
     list_display = ["upstream", "item", "state", "seen_at", "approved_by", "approved_at"]
     list_display_links = ["item"]
     list_filter = [AwaitingApprovalFilter, "upstream"]
