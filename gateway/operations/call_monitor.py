@@ -52,8 +52,6 @@ class CallFacts:
     """UTF-8 bytes of the upstream's answer as received."""
     bytes_delivered: int = 0
     """UTF-8 bytes of the answer the client got (a placeholder when the answer was indexed)."""
-    decision: str = ""
-    """What a guardrail decided about the call, e.g. 'ask: declined' (never its content)."""
 
     def fail(self, outcome: Outcome, reason: str) -> None:
         """Mark the call as not ok (the first reason given stands)."""

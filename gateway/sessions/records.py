@@ -53,7 +53,6 @@ def _fields(session: GatewaySession, *, ended: bool) -> dict:
         "bytes_from_upstreams": session.stats.bytes_from_upstreams,
         "bytes_to_client": session.stats.bytes_to_client,
         "calls_by_tool": dict(session.stats.calls),
-        "guardrails": dict(session.stats.guardrails),
         "searches": session.index.searches,
         "reads": session.index.reads,
         **_catalog_fields(session),

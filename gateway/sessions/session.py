@@ -59,7 +59,6 @@ class SessionStats:
     errors: int = 0
     bytes_from_upstreams: int = 0
     bytes_to_client: int = 0
-    guardrails: Counter = field(default_factory=Counter)  # decision -> count (session report)
 
     @property
     def call_count(self) -> int:

@@ -22,12 +22,6 @@ class SessionRecord(models.Model):
     bytes_from_upstreams = models.BigIntegerField(default=0)
     bytes_to_client = models.BigIntegerField(default=0)
     calls_by_tool = models.JSONField(default=dict, blank=True)
-    guardrails = models.JSONField(
-        default=dict,
-        blank=True,
-        help_text="How often each guardrail decided something (held, denied, asked and the "
-        "answers, masked): counts only, never content.",
-    )
     catalog_bytes_before = models.PositiveIntegerField(default=0)
     catalog_bytes_after = models.PositiveIntegerField(default=0)
     catalog_phases = models.JSONField(default=list, blank=True)

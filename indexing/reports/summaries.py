@@ -93,19 +93,6 @@ def session_duration(record: SessionRecord) -> timedelta:
     return timedelta(seconds=max(0, round((end - record.started_at).total_seconds())))
 
 
-GUARDRAIL_ORDER = (
-    "held", "denied", "asked", "ask accepted", "ask declined", "ask cancelled",
-    "ask unsupported", "ask failed", "masked",
-)  # fmt: skip
-"""How the session report lists the guardrails' decisions (others follow, by name)."""
-
-
-def guardrail_counts(counts: dict[str, int]) -> list[tuple[str, int]]:
-    """A session's guardrail decisions with their counts, in the report's order."""
-    rank = {name: index for index, name in enumerate(GUARDRAIL_ORDER)}
-    return sorted(counts.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0]))
-
-
 @dataclass(frozen=True)
 class SessionReport:
     """Everything the per-session report page shows."""
@@ -120,10 +107,6 @@ class SessionReport:
     @property
     def duration(self) -> timedelta:
         return session_duration(self.record)
-
-    @property
-    def guardrails(self) -> list[tuple[str, int]]:
-        return guardrail_counts(self.record.guardrails or {})
 
     @property
     def indexed(self) -> Savings:

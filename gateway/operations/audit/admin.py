@@ -15,7 +15,7 @@ from indexing.reports.models import SessionRecord
 
 CALL_DETAILS = [
     "at", "kind", "client_name", "client_id", "member", "session_report", "upstream", "name",
-    "outcome", "reason", "decision", "duration", "bytes_received", "bytes_delivered", "arguments",
+    "outcome", "reason", "duration", "bytes_received", "bytes_delivered", "arguments",
 ]  # fmt: skip
 CHANGE_DETAILS = [
     "at", "kind", "actor", "action", "object_type", "object_id", "name", "fields",
@@ -76,8 +76,7 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     @admin.display(description="outcome", ordering="outcome")
     def result(self, event: AuditEvent) -> str:
-        text = f"{event.outcome}: {event.reason}" if event.reason else event.outcome
-        return f"{text} ({event.decision})" if event.decision else text
+        return f"{event.outcome}: {event.reason}" if event.reason else event.outcome
 
     @admin.display(description="duration", ordering="duration")
     def duration_ms(self, event: AuditEvent) -> str:

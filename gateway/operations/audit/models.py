@@ -74,11 +74,6 @@ class AuditEvent(models.Model):
     )
     outcome = models.CharField(max_length=16, blank=True)
     reason = models.CharField(max_length=64, blank=True)
-    decision = models.CharField(
-        max_length=32,
-        blank=True,
-        help_text="What a guardrail decided, e.g. 'ask: accepted' (docs/guardrails.md).",
-    )
     duration = models.FloatField("duration (s)", default=0.0)
     bytes_received = models.BigIntegerField(default=0)
     bytes_delivered = models.BigIntegerField(default=0)

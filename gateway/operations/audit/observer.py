@@ -25,7 +25,6 @@ def call_row(call: CallFacts, *, with_arguments: bool) -> dict[str, Any]:
         "name": call.name[:NAME_MAX],
         "outcome": call.outcome,
         "reason": call.reason[:64],
-        "decision": call.decision[:32],
         "duration": call.duration,
         "bytes_received": call.bytes_received,
         "bytes_delivered": call.bytes_delivered,
