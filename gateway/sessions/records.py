@@ -55,6 +55,7 @@ def _fields(session: GatewaySession, *, ended: bool) -> dict:
         "calls_by_tool": dict(session.stats.calls),
         "searches": session.index.searches,
         "reads": session.index.reads,
+        "guardrails": dict(session.stats.guardrails),
         **_catalog_fields(session),
     }
 

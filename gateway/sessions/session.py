@@ -59,6 +59,7 @@ class SessionStats:
     errors: int = 0
     bytes_from_upstreams: int = 0
     bytes_to_client: int = 0
+    guardrails: Counter = field(default_factory=Counter)  # "masked:github token" -> count
 
     @property
     def call_count(self) -> int:

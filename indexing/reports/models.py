@@ -28,6 +28,9 @@ class SessionRecord(models.Model):
     items_activated = models.PositiveIntegerField(default=0)
     searches = models.PositiveIntegerField(default=0)
     reads = models.PositiveIntegerField(default=0)
+    # Guardrail decisions counted, never their content: "<decision>" or "<decision>:<detail>"
+    # -> count, e.g. {"masked:github token": 2, "denied": 1} (docs/guardrails.md).
+    guardrails = models.JSONField("guardrail decisions", default=dict, blank=True)
 
     class Meta:
         ordering = ["-started_at"]

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from indexing.engine.errors import IndexToolError
 from indexing.engine.read import format_read
+from indexing.reports.guardrail_counts import GuardrailRow, guardrail_rows
 from indexing.reports.live_state import live_state
 from indexing.reports.models import IndexedLabel, SessionRecord
 from localrouter.tool_names import upstream_part
@@ -107,6 +108,11 @@ class SessionReport:
     @property
     def duration(self) -> timedelta:
         return session_duration(self.record)
+
+    @property
+    def guardrails(self) -> list[GuardrailRow]:
+        """The guardrail decisions counted in this session."""
+        return guardrail_rows(self.record.guardrails or {})
 
     @property
     def indexed(self) -> Savings:

@@ -130,6 +130,18 @@ def test_the_report_shows_the_recorded_figures_and_labels(superuser, record):
     assert "the indexed content is gone" in page
 
 
+def test_the_report_lists_guardrail_decisions_by_count_only(superuser, record):
+    assert (
+        "No guardrail decision in this session."
+        in superuser.get(report_url(record)).content.decode()
+    )
+    record.guardrails = {"masked:github token": 2, "masked:jwt": 1, "denied": 3, "odd": "x"}
+    record.save()
+    page = superuser.get(report_url(record)).content.decode()
+    counts = dict(re.findall(r'data-guardrail="([^"]+)">(\d+)<', page))
+    assert counts == {"denied": "3", "masked:github token": "2", "masked:jwt": "1"}
+
+
 def test_a_staff_member_without_the_view_permission_is_refused(client, record):
     user = User.objects.create_user("staff", password="pw-staff-123", is_staff=True)
     client.force_login(user)
