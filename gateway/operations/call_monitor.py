@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -52,6 +53,9 @@ class CallFacts:
     """UTF-8 bytes of the upstream's answer as received."""
     bytes_delivered: int = 0
     """UTF-8 bytes of the answer the client got (a placeholder when the answer was indexed)."""
+    guardrails: Counter[str] = field(default_factory=Counter)
+    """Guardrail decisions on this call, "<decision>" or "<decision>:<detail>" -> count
+    (e.g. "masked:github token"), never content; the session report sums them."""
 
     def fail(self, outcome: Outcome, reason: str) -> None:
         """Mark the call as not ok (the first reason given stands)."""

@@ -119,7 +119,13 @@ def lines(response) -> list[dict]:
 def test_the_export_gives_one_json_object_per_line_with_the_lists_filters(viewer):
     first = call_event("alice", upstream="github")
     call_event("bob", upstream="jira")
-    second = call_event("alice", upstream="jira", outcome="refused", reason="calls_per_minute")
+    second = call_event(
+        "alice",
+        upstream="jira",
+        outcome="refused",
+        reason="calls_per_minute",
+        guardrails={"masked:jwt": 2},
+    )
     response = viewer.get(reverse(EXPORT), {"client_name": "alice"})
     assert response["Content-Type"].startswith("application/jsonl")
     assert response["Content-Disposition"].startswith('attachment; filename="audit-')
@@ -140,6 +146,7 @@ def test_the_export_gives_one_json_object_per_line_with_the_lists_filters(viewer
         "duration": 0.012,
         "bytes_received": 10,
         "bytes_delivered": 10,
+        "guardrails": {"masked:jwt": 2},
     }
     searched = lines(viewer.get(reverse(EXPORT), {"q": "jira", "outcome": "refused"}))
     assert [row["id"] for row in searched] == [second.pk]

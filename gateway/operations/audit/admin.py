@@ -15,7 +15,7 @@ from indexing.reports.models import SessionRecord
 
 CALL_DETAILS = [
     "at", "kind", "client_name", "client_id", "member", "session_report", "upstream", "name",
-    "outcome", "reason", "duration", "bytes_received", "bytes_delivered", "arguments",
+    "outcome", "reason", "duration", "bytes_received", "bytes_delivered", "guardrails", "arguments",
 ]  # fmt: skip
 CHANGE_DETAILS = [
     "at", "kind", "actor", "action", "object_type", "object_id", "name", "fields",

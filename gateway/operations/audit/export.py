@@ -16,7 +16,7 @@ from gateway.operations.audit.models import AuditEvent, Kind
 
 CALL_FIELDS = (
     "client_id", "client_name", "member", "session", "upstream", "name", "outcome", "reason",
-    "duration", "bytes_received", "bytes_delivered", "arguments",
+    "duration", "bytes_received", "bytes_delivered", "guardrails", "arguments",
 )  # fmt: skip
 CHANGE_FIELDS = (
     "actor", "action", "object_type", "object_id", "name", "fields", "client_id", "client_name",

@@ -77,6 +77,12 @@ class AuditEvent(models.Model):
     duration = models.FloatField("duration (s)", default=0.0)
     bytes_received = models.BigIntegerField(default=0)
     bytes_delivered = models.BigIntegerField(default=0)
+    guardrails = models.JSONField(
+        "guardrail decisions",
+        default=dict,
+        blank=True,
+        help_text='Counts, never content: e.g. {"masked:github token": 1}.',
+    )
     arguments = models.JSONField(
         null=True, blank=True, help_text="Only with LOCALROUTER_AUDIT_ARGUMENTS; secrets masked."
     )

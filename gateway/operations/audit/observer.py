@@ -28,6 +28,7 @@ def call_row(call: CallFacts, *, with_arguments: bool) -> dict[str, Any]:
         "duration": call.duration,
         "bytes_received": call.bytes_received,
         "bytes_delivered": call.bytes_delivered,
+        "guardrails": dict(call.guardrails),
         # A bounded copy (its text is masked by the writer, off the call's path).
         "arguments": (
             bounded_arguments(call.arguments)
