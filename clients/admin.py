@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from clients.admin_token import token_page
-from clients.context_settings import CONTEXT, LIMITS, POLICY, SETTINGS, resolve_settings
+from clients.context_settings import CONTEXT, GUARDRAILS, LIMITS, SETTINGS, resolve_settings
 from clients.models import Client, GlobalSettings
 from clients.services import assign_new_token, client_regenerate_token
 from localrouter.admin_fields import ReadableFieldsMixin
@@ -18,8 +18,9 @@ from localrouter.change_audit import AuditedAdminMixin, admin_actor
 
 OVERRIDE_FIELDS = [spec.name for spec in SETTINGS if spec.group == CONTEXT]
 LIMIT_FIELDS = [spec.name for spec in SETTINGS if spec.group == LIMITS]
-POLICY_HELP = (
-    "allow: listed and called; ask: listed, and each call waits for the person at the client "
+GUARDRAIL_FIELDS = [spec.name for spec in SETTINGS if spec.group == GUARDRAILS]
+GUARDRAILS_HELP = (
+    "Tool policy: allow: listed and called; ask: listed, and each call waits for the person at the client "
     "to accept it; deny: not listed, calls refused. The first matching line decides; this "
     "client's lines are read before the global settings' lines; other tools are allowed."
 )
@@ -71,8 +72,8 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
             {"fields": ["all_upstreams", "upstreams"]},
         ),
         (
-            "Tool policy",
-            {"fields": ["tool_policy", "effective_policy"], "description": POLICY_HELP},
+            "Guardrails",
+            {"fields": [*GUARDRAIL_FIELDS, "effective_policy"], "description": GUARDRAILS_HELP},
         ),
         (
             "Context management overrides",
@@ -103,9 +104,9 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
     def effective_limits(self, client: Client | None) -> str:
         return effective_settings_table(client if client and client.pk else None, LIMITS)
 
-    @admin.display(description="effective policy")
+    @admin.display(description="effective guardrails")
     def effective_policy(self, client: Client | None) -> str:
-        return effective_settings_table(client if client and client.pk else None, POLICY)
+        return effective_settings_table(client if client and client.pk else None, GUARDRAILS)
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).prefetch_related("upstreams")
@@ -156,10 +157,10 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
             },
         ),
         (
-            "Team-wide tool policy",
+            "Team-wide guardrails",
             {
-                "fields": ["tool_policy", "effective_policy"],
-                "description": "Every client reads these lines after its own; other tools are "
+                "fields": [*GUARDRAIL_FIELDS, "effective_policy"],
+                "description": "Tool policy: every client reads these lines after its own; other tools are "
                 "allowed. allow: listed and called; ask: each call waits for the person at the "
                 "client to accept it; deny: not listed, calls refused.",
             },
@@ -175,9 +176,9 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
     def effective_limits(self, row: GlobalSettings) -> str:
         return effective_settings_table(None, LIMITS)
 
-    @admin.display(description="effective policy")
+    @admin.display(description="effective guardrails")
     def effective_policy(self, row: GlobalSettings) -> str:
-        return effective_settings_table(None, POLICY)
+        return effective_settings_table(None, GUARDRAILS)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -42,7 +42,7 @@ BUILT_IN_DEFAULT = "built-in default"
 CONTEXT = "context"
 LIMITS = "limits"
 TOOL_LIMITS = "tool_limits"
-POLICY = "policy"
+GUARDRAILS = "guardrails"
 TOOL_POLICY = "tool_policy"
 
 
@@ -135,7 +135,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         str,
         "",
         validate_tool_policy,
-        group=POLICY,
+        group=GUARDRAILS,
         shown=shown_tool_policy,
         layered=layered_policy,
     ),

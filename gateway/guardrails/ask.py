@@ -29,15 +29,16 @@ HOW_TO_ALLOW = (
 
 @dataclass(frozen=True)
 class Answer:
-    """How the person at the client answered (`accepted`, `declined`, `cancelled`), or
-    `unsupported` / `failed` when they could not be asked; `refusal` is the tool error text."""
+    """How the person at the client answered (`accept`, `decline`, `cancel`, the elicitation's
+    actions), or `unsupported` / `failed` when they could not be asked; `refusal` is the tool
+    error text."""
 
     outcome: str
     refusal: str = ""
 
     @property
     def accepted(self) -> bool:
-        return self.outcome == "accepted"
+        return self.outcome == "accept"
 
 
 def question(tool: str, arguments: dict[str, Any] | None) -> types.ElicitRequest:
@@ -73,10 +74,11 @@ async def ask_before_call(caller: Any, tool: str, arguments: dict[str, Any] | No
             f"The call of {tool!r} was not run: asking for approval failed ({answer.message}).",
         )
     if answer.action == "accept":
-        return Answer("accepted")
-    outcome = "declined" if answer.action == "decline" else "cancelled"
+        return Answer("accept")
+    answered = "declined" if answer.action == "decline" else "cancelled"
     return Answer(
-        outcome, f"The call of {tool!r} was not run: the person at the client {outcome} it."
+        answer.action,
+        f"The call of {tool!r} was not run: the person at the client {answered} it.",
     )
 
 
@@ -85,13 +87,13 @@ async def confirmed(
 ) -> types.CallToolResult | None:
     """Ask before an `ask` tool runs: None to go on, else the tool error to answer with.
 
-    The decision goes on the call's facts (the audit trail) and into the session's
-    guardrail counts (the session report), without the arguments.
+    The decision, `asked:<answer>`, is counted on the call's facts (its audit row) and in
+    the session's guardrail counts (its report), without the arguments.
     """
     answer = await ask_before_call(caller, tool, arguments)
-    counts["asked"] += 1
-    counts[f"ask {answer.outcome}"] += 1
-    call.decision = f"ask: {answer.outcome}"
+    key = f"asked:{answer.outcome}"
+    counts[key] += 1
+    call.guardrails[key] += 1
     if answer.accepted:
         return None
     call.fail("refused", f"ask_{answer.outcome}")

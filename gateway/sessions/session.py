@@ -189,8 +189,6 @@ class GatewaySession:
             return await self._call_index_tool(name, arguments, view)
         route = view.catalog.route_tool(name)
         if route is None:
-            if self.identity.policy.decision(name) is Decision.DENY:
-                self.stats.guardrails["denied"] += 1  # answered as unknown: nothing revealed
             await self._unknown("tool", name)
             raise MCPError(code=types.INVALID_PARAMS, message=UNKNOWN_TOOL.format(name=name))
         upstream, tool = route
@@ -293,6 +291,9 @@ class GatewaySession:
         self.services.recorder.changed(self)
         facts = self._facts(kind, "", name)
         facts.fail("unknown", f"unknown_{kind}")
+        if kind == "tool" and self.identity.policy.decision(name) is Decision.DENY:
+            facts.guardrails["denied"] += 1  # answered as unknown all the same: nothing shown
+            self.stats.guardrails["denied"] += 1
         with contextlib.suppress(CallRefused):  # refused or unknown: the answer is the same
             async with self.services.monitor.call(facts):
                 pass
