@@ -20,9 +20,10 @@ OVERRIDE_FIELDS = [spec.name for spec in SETTINGS if spec.group == CONTEXT]
 LIMIT_FIELDS = [spec.name for spec in SETTINGS if spec.group == LIMITS]
 GUARDRAIL_FIELDS = [spec.name for spec in SETTINGS if spec.group == GUARDRAILS]
 GUARDRAILS_HELP = (
-    "Tool policy: allow: listed and called; ask: listed, and each call waits for the person at the client "
-    "to accept it; deny: not listed, calls refused. The first matching line decides; this "
-    "client's lines are read before the global settings' lines; other tools are allowed."
+    "Tool policy: allow: listed and called; ask: listed, and each call waits for the person "
+    "at the client to accept it; deny: not listed, calls refused. The first matching line "
+    "decides; this client's lines are read before the global settings' lines; other tools "
+    "are allowed."
 )
 LIMITS_HELP = (
     "Calls over a limit are refused with an error naming the limit and when to retry; "
@@ -160,9 +161,9 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
             "Team-wide guardrails",
             {
                 "fields": [*GUARDRAIL_FIELDS, "effective_policy"],
-                "description": "Tool policy: every client reads these lines after its own; other tools are "
-                "allowed. allow: listed and called; ask: each call waits for the person at the "
-                "client to accept it; deny: not listed, calls refused.",
+                "description": "Tool policy: every client reads these lines after its own; "
+                "other tools are allowed. allow: listed and called; ask: each call waits for "
+                "the person at the client to accept it; deny: not listed, calls refused.",
             },
         ),
     ]
