@@ -23,7 +23,7 @@ from indexing.api.tool_results import text_result
 ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
 HOW_TO_ALLOW = (
     "A LocalRouter administrator can allow it for this client: in the admin, Clients -> "
-    "this client -> Tool policy, add the line '{tool} allow'."
+    "this client -> Guardrails -> Tool policy, add the line '{tool} allow'."
 )
 
 
