@@ -39,22 +39,19 @@ UNCHECKED = "could not be checked against its pinned definition"
 
 @dataclass(frozen=True)
 class Seen:
-    """One item of a listing as it is pinned: kind, name and definition."""
+    """One item of a listing as it is pinned: kind, name, definition and its digest."""
 
     kind: str
     name: str
     definition: dict
-
-    @property
-    def digest(self) -> str:
-        return digest(self.definition)
+    digest: str
 
 
 def seen_items(listing: UpstreamListing) -> list[Seen]:
-    items = [Seen(TOOL, tool.name, tool_definition(tool)) for tool in listing.tools]
+    definitions = [(TOOL, tool.name, tool_definition(tool)) for tool in listing.tools]
     if listing.instructions:
-        items.append(Seen(INSTRUCTIONS, "", instructions_definition(listing.instructions)))
-    return items
+        definitions.append((INSTRUCTIONS, "", instructions_definition(listing.instructions)))
+    return [Seen(kind, name, found, digest(found)) for kind, name, found in definitions]
 
 
 def held_items(upstream_name: str, items: list[Seen]) -> dict[tuple[str, str], str]:
@@ -71,14 +68,20 @@ def _held_items(upstream_name: str, items: list[Seen]) -> dict[tuple[str, str], 
     if upstream is None:  # deleted meanwhile: it is served no more anyway
         return {}
     with transaction.atomic():
-        pins = {
-            (pin.kind, pin.name): pin
-            for pin in DefinitionPin.objects.select_for_update().filter(upstream=upstream)
-        }
+        found = DefinitionPin.objects.filter(upstream=upstream).select_for_update()
+        # The definitions are read only for what changed (a catalog may be large).
+        pins = {(p.kind, p.name): p for p in found.defer("approved_definition", "seen_definition")}
         pinned = any(pin.approved_digest for pin in pins.values())
+        first = [item for item in items if (item.kind, item.name) not in pins]
+        for pin in DefinitionPin.objects.bulk_create(
+            [_first_sight(upstream, item, pinned) for item in first]
+        ):
+            pins[(pin.kind, pin.name)] = pin
+            if pin.held:
+                _held(pin)
         held = {}
         for item in items:
-            pin = pins.get((item.kind, item.name)) or _first_sight(upstream, item, pinned)
+            pin = pins[(item.kind, item.name)]
             if pin.seen_digest != item.digest:
                 _seen_anew(pin, item)
             if pin.held:
@@ -87,28 +90,18 @@ def _held_items(upstream_name: str, items: list[Seen]) -> dict[tuple[str, str], 
 
 
 def _first_sight(upstream: Upstream, item: Seen, pinned: bool) -> DefinitionPin:
-    admit = not settings.HOLD_NEW_TOOLS if pinned else settings.PIN_ON_FIRST_SIGHT
-    now = timezone.now()
-    pin = DefinitionPin.objects.create(
+    """A new pin: approved at once (first sight, or new tools admitted) or held."""
+    pin = DefinitionPin(
         upstream=upstream,
         kind=item.kind,
         name=item.name,
         seen_digest=item.digest,
         seen_definition=item.definition,
-        seen_at=now,
-        **(
-            {
-                "approved_digest": item.digest,
-                "approved_definition": item.definition,
-                "approved_at": now,
-                "approved_by": FIRST_SIGHT,
-            }
-            if admit
-            else {}
-        ),
+        seen_at=timezone.now(),
     )
-    if not admit:
-        record_change(actor=GATEWAY_ACTOR, action="held", obj=pin, fields=["seen_definition"])
+    if (not settings.HOLD_NEW_TOOLS) if pinned else settings.PIN_ON_FIRST_SIGHT:
+        pin.approved_digest, pin.approved_definition = item.digest, item.definition
+        pin.approved_at, pin.approved_by = pin.seen_at, FIRST_SIGHT
     return pin
 
 
@@ -116,7 +109,12 @@ def _seen_anew(pin: DefinitionPin, item: Seen) -> None:
     pin.seen_digest, pin.seen_definition, pin.seen_at = item.digest, item.definition, timezone.now()
     pin.save(update_fields=["seen_digest", "seen_definition", "seen_at"])
     if pin.held:
-        record_change(actor=GATEWAY_ACTOR, action="held", obj=pin, fields=["seen_definition"])
+        _held(pin)
+
+
+def _held(pin: DefinitionPin) -> None:
+    """The audit event of a definition held (its names, never its text)."""
+    record_change(actor=GATEWAY_ACTOR, action="held", obj=pin, fields=["seen_definition"])
 
 
 async def hold_unapproved(listing: UpstreamListing) -> UpstreamListing:
