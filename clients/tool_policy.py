@@ -16,7 +16,7 @@ client accepted (elicitation).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from django.core.exceptions import ValidationError
@@ -31,6 +31,7 @@ class Decision(enum.StrEnum):
 
 
 DEFAULT_DECISION = Decision.ALLOW
+DECISIONS_KEPT = 4096  # tool names whose decision one policy remembers
 
 
 @dataclass(frozen=True)
@@ -52,26 +53,31 @@ class ToolPolicy:
     """A client's effective rules (its own, then the global ones), first match deciding."""
 
     rules: tuple[PolicyRule, ...] = ()
+    _decided: dict[str, Decision] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_text(cls, text: str | None) -> ToolPolicy:
-        return cls(parse_tool_policy(text))
+        """The policy of a text (one object per text, so its decisions are remembered)."""
+        return _policy(text)
 
     def decision(self, tool: str) -> Decision:
         """What happens to a call of `tool` (an exposed name) for this client."""
-        return _decide(self.rules, tool)
+        decided = self._decided.get(tool)
+        if decided is None:
+            if len(self._decided) >= DECISIONS_KEPT:
+                self._decided.clear()
+            decided = next((r.decision for r in self.rules if r.matches(tool)), DEFAULT_DECISION)
+            self._decided[tool] = decided
+        return decided
 
     def lists(self, tool: str) -> bool:
         """Whether `tool` is listed at all (a denied tool is not)."""
         return self.decision(tool) is not Decision.DENY
 
 
-@lru_cache(maxsize=4096)
-def _decide(rules: tuple[PolicyRule, ...], tool: str) -> Decision:
-    for rule in rules:
-        if rule.matches(tool):
-            return rule.decision
-    return DEFAULT_DECISION
+@lru_cache(maxsize=256)
+def _policy(text: str | None) -> ToolPolicy:
+    return ToolPolicy(parse_tool_policy(text))
 
 
 @lru_cache(maxsize=256)
