@@ -251,6 +251,38 @@ def test_a_changed_description_is_held_until_a_superuser_approves_the_diff(
     assert ("held", "gateway") in actions and ("approved", "admin") in actions
 
 
+def _declined_session() -> int:
+    """A session record of pat's with a declined ask and a denied call (the id)."""
+    records = SessionRecord.objects.filter(client_label="pat").order_by("-started_at")
+    found = (
+        r.pk for r in records if r.guardrails.get("asked:decline") and r.guardrails.get("denied")
+    )
+    return next(found, 0)
+
+
+@needs_chromium
+def test_the_session_report_lists_the_decisions(
+    page: Page,  # noqa: F811
+    gateway: LiveGateway,
+):
+    async def run() -> None:
+        async with gateway.client("pat", elicitation_callback=answering("decline", [])) as session:
+            await session.call_tool("guarded__remove_record", {"record": "r-3"})
+            with pytest.raises(MCPError):
+                await session.call_tool("guarded__wipe_everything", {})
+
+    in_thread(anyio.run, run)
+    record = wait_until(
+        lambda: gateway.orm(_declined_session), seconds=30, what="the session's decisions"
+    )
+    log_in(page, gateway)
+    page.goto(admin_url(gateway, f"indexing/sessionrecord/{record}/report/"))
+    table = page.locator("#guardrails-table")
+    expect(table.locator('[data-guardrail="asked:decline"]')).to_have_text("1")
+    expect(table.locator('[data-guardrail="denied"]')).to_have_text("1")
+    expect(table).not_to_contain_text("r-3")  # counts, never content
+
+
 @needs_chromium
 def test_the_policy_editor_shows_the_effective_rules_and_refuses_a_bad_line(
     page: Page,  # noqa: F811
