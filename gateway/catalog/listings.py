@@ -141,14 +141,6 @@ class Listings:
         """The listings read in this worker (none is started or re-read by asking)."""
         return dict(self._listings)
 
-    def held(self) -> dict[str, int]:
-        """upstream -> how many of its tools (and instructions) this worker holds back."""
-        return {
-            name: len(item.held) + (item.held_instructions is not None)
-            for name, item in self._listings.items()
-            if item.held or item.held_instructions is not None
-        }
-
     def summary(self) -> dict[str, tuple[str | None, int]]:
         """upstream -> (last error or None, tool count) for the upstreams read or being read."""
         summary = {name: (item.error, len(item.tools)) for name, item in self._listings.items()}
