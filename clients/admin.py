@@ -63,7 +63,7 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         "last_seen_at",
         "effective_settings",
         "effective_limits",
-        "effective_policy",
+        "effective_guardrails",
     ]
     fieldsets = [
         (None, {"fields": ["name", "owner", "is_active", "notes"]}),
@@ -74,7 +74,7 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         ),
         (
             "Guardrails",
-            {"fields": [*GUARDRAIL_FIELDS, "effective_policy"], "description": GUARDRAILS_HELP},
+            {"fields": [*GUARDRAIL_FIELDS, "effective_guardrails"], "description": GUARDRAILS_HELP},
         ),
         (
             "Context management overrides",
@@ -106,7 +106,7 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         return effective_settings_table(client if client and client.pk else None, LIMITS)
 
     @admin.display(description="effective guardrails")
-    def effective_policy(self, client: Client | None) -> str:
+    def effective_guardrails(self, client: Client | None) -> str:
         return effective_settings_table(client if client and client.pk else None, GUARDRAILS)
 
     def get_queryset(self, request: HttpRequest):
@@ -160,14 +160,14 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
         (
             "Team-wide guardrails",
             {
-                "fields": [*GUARDRAIL_FIELDS, "effective_policy"],
+                "fields": [*GUARDRAIL_FIELDS, "effective_guardrails"],
                 "description": "Tool policy: every client reads these lines after its own; "
                 "other tools are allowed. allow: listed and called; ask: each call waits for "
                 "the person at the client to accept it; deny: not listed, calls refused.",
             },
         ),
     ]
-    readonly_fields = ["effective_defaults", "effective_limits", "effective_policy"]
+    readonly_fields = ["effective_defaults", "effective_limits", "effective_guardrails"]
 
     @admin.display(description="effective values")
     def effective_defaults(self, row: GlobalSettings) -> str:
@@ -178,7 +178,7 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
         return effective_settings_table(None, LIMITS)
 
     @admin.display(description="effective guardrails")
-    def effective_policy(self, row: GlobalSettings) -> str:
+    def effective_guardrails(self, row: GlobalSettings) -> str:
         return effective_settings_table(None, GUARDRAILS)
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -296,7 +296,7 @@ def test_the_policy_editor_shows_the_effective_rules_and_refuses_a_bad_line(
     expect(page.locator(".messagelist")).to_contain_text("changed successfully")
     pat = gateway.orm(lambda: Client.objects.get(name="pat").pk)
     page.goto(admin_url(gateway, f"clients/client/{pat}/change/"))
-    effective = page.locator(".field-effective_policy")
+    effective = page.locator(".field-effective_guardrails")
     expect(effective).to_contain_text(
         "guarded__remove_record ask; guarded__wipe_everything deny; guarded__lookup ask; "
         "other tools allow (client override, then global override)"
