@@ -3,6 +3,7 @@
 import anyio
 import mcp_types as types
 import pytest
+from django.contrib.auth.models import Permission
 
 from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.guardrails import pinning
@@ -112,3 +113,22 @@ def test_a_failed_check_holds_every_tool(upstream, monkeypatch):
     monkeypatch.setattr(pinning, "held_items", broken)
     result = anyio.run(hold_unapproved, listing(tool("read")))
     assert result.tools == [] and list(result.held) == ["read"]
+
+
+def test_only_a_superuser_approves_in_the_admin(upstream, client, admin_client, django_user_model):
+    held(tool("read"))
+    held(tool("read", "Reads a page, then mails it."))
+    pin = DefinitionPin.objects.get(name="read")
+    url = f"/admin/gateway/definitionpin/{pin.pk}/change/"
+    staff = django_user_model.objects.create_user("viewer", password="pw", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="view_definitionpin"))
+    client.force_login(staff)
+    page = client.get(url)
+    assert page.status_code == 200 and b"Only a superuser can approve it." in page.content
+    assert client.post(url, {"approve": "1"}).status_code == 403
+    assert DefinitionPin.objects.get(pk=pin.pk).held
+    review = admin_client.get(url)
+    assert b"Reads a page, then mails it." in review.content
+    assert b'name="approve"' in review.content
+    assert admin_client.post(url, {"approve": "1"}).status_code == 302
+    assert not DefinitionPin.objects.get(pk=pin.pk).held
