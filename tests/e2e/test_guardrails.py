@@ -26,6 +26,7 @@ from gateway.operations.audit.models import AuditEvent
 from indexing.reports.models import SessionRecord
 from tests.e2e.live import (
     LiveGateway,
+    ToolsChanged,
     create_superuser,
     start_gateway,
     stdio_upstream,
@@ -307,3 +308,22 @@ def test_the_policy_editor_shows_the_effective_rules_and_refuses_a_bad_line(
     page.click("input[name=_save]")
     expect(page.locator(".errorlist")).to_contain_text("line 1 ('guarded__* maybe')")
     assert gateway.orm(lambda: Client.objects.get(name="pat").tool_policy) == POLICY
+
+
+def test_a_tool_new_to_a_pinned_upstream_is_held(gateway):
+    """Sync, after the browser tests (Playwright's loop holds this thread): MCP in a thread."""
+
+    async def grow() -> set[str]:
+        changed = ToolsChanged()
+        async with gateway.client("quinn", message_handler=changed) as session:
+            assert (await session.call_tool("guarded__grow", {})).content[0].text == "grown"
+            await changed.wait(30)
+            names = {tool.name for tool in (await session.list_tools()).tools}
+        async with gateway.client("quinn") as session:
+            with pytest.raises(MCPError, match="Unknown tool: guarded__helper"):
+                await session.call_tool("guarded__helper", {})
+        return names
+
+    names = in_thread(anyio.run, grow)
+    assert "guarded__helper" not in names and "guarded__lookup" in names
+    assert gateway.orm(lambda: _pin("helper")).state == "new, awaiting approval"
