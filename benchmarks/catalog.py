@@ -117,8 +117,6 @@ def identity() -> ClientIdentity:
         id=0,
         name="benchmark",
         allowed_upstreams=None,
-        allow_patterns=(),
-        deny_patterns=(),
         settings=resolve_settings(None, None),
     )
 

@@ -21,8 +21,11 @@ OVERRIDE_FIELDS = [spec.name for spec in SETTINGS if spec.group == CONTEXT]
 LIMIT_FIELDS = [spec.name for spec in SETTINGS if spec.group == LIMITS]
 GUARDRAIL_FIELDS = [spec.name for spec in SETTINGS if spec.group == GUARDRAILS]
 GUARDRAILS_HELP = (
-    "What the gateway keeps from the model (docs/guardrails.md). Empty fields inherit: "
-    "client override → global settings → built-in default."
+    "What the gateway keeps from the model (docs/guardrails.md). Tool policy: allow: listed "
+    "and called; ask: listed, and each call waits for the person at the client to accept it; "
+    "deny: not listed, calls refused. The first matching line decides; this client's lines are "
+    "read before the global settings' lines; other tools are allowed. Other empty fields "
+    "inherit: client override → global settings → built-in default."
 )
 LIMITS_HELP = (
     "Calls over a limit are refused with an error naming the limit and when to retry; "
@@ -73,7 +76,11 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
         ),
         (
             "Upstreams and tools",
-            {"fields": ["all_upstreams", "upstreams", "tool_allow_patterns", "tool_deny_patterns"]},
+            {"fields": ["all_upstreams", "upstreams"]},
+        ),
+        (
+            "Guardrails",
+            {"fields": [*GUARDRAIL_FIELDS, "effective_guardrails"], "description": GUARDRAILS_HELP},
         ),
         (
             "Context management overrides",
@@ -84,10 +91,6 @@ class ClientAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdmin):
             },
         ),
         ("Limits", {"fields": [*LIMIT_FIELDS, "effective_limits"], "description": LIMITS_HELP}),
-        (
-            "Guardrails",
-            {"fields": [*GUARDRAIL_FIELDS, "effective_guardrails"], "description": GUARDRAILS_HELP},
-        ),
     ]
 
     @admin.display(description="token")
@@ -165,8 +168,11 @@ class GlobalSettingsAdmin(AuditedAdminMixin, ReadableFieldsMixin, admin.ModelAdm
             "Team-wide guardrails",
             {
                 "fields": [*GUARDRAIL_FIELDS, "effective_guardrails"],
-                "description": "Empty fields use the built-in default. Clients inherit these "
-                "unless they override a field themselves.",
+                "description": "Clients inherit these unless they override a field "
+                "themselves; empty fields use the built-in default. Tool policy: every client "
+                "reads these lines after its own; other tools are allowed. allow: listed and "
+                "called; ask: each call waits for the person at the client to accept it; deny: "
+                "not listed, calls refused.",
             },
         ),
     ]

@@ -25,6 +25,7 @@ from clients.limit_settings import (
     shown_tool_limits,
     validate_tool_limits,
 )
+from clients.tool_policy import layered_policy, shown_tool_policy, validate_tool_policy
 from localrouter.tool_names import TOOL_NAME_SEPARATOR
 
 KIB = 1024
@@ -34,6 +35,7 @@ TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 
 CLIENT_OVERRIDE = "client override"
 GLOBAL_OVERRIDE = "global override"
+CLIENT_THEN_GLOBAL = "client override, then global override"
 BUILT_IN_DEFAULT = "built-in default"
 
 
@@ -41,6 +43,7 @@ CONTEXT = "context"
 LIMITS = "limits"
 TOOL_LIMITS = "tool_limits"
 GUARDRAILS = "guardrails"
+TOOL_POLICY = "tool_policy"
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class SettingSpec:
     check: Callable[[Any], None] | None = None
     group: str = CONTEXT
     shown: Callable[[Any], str] | None = None
+    layered: Callable[[Any, Any], Any] | None = None
 
     def built_in(self) -> Any:
         return self.default() if callable(self.default) else self.default
@@ -127,6 +131,16 @@ SETTINGS: tuple[SettingSpec, ...] = (
     ),
     # Credentials in tool responses are masked before the client or the index sees them.
     SettingSpec("mask_secrets", "Mask secrets in responses", bool, True, group=GUARDRAILS),
+    SettingSpec(
+        TOOL_POLICY,
+        "Tool policy",
+        str,
+        "",
+        validate_tool_policy,
+        group=GUARDRAILS,
+        shown=shown_tool_policy,
+        layered=layered_policy,
+    ),
 )
 SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
 FIELD_NAMES = tuple(SETTINGS_BY_NAME)
@@ -176,7 +190,9 @@ def resolve_settings(client: object | None, global_settings: object | None) -> E
     for spec in SETTINGS:
         client_value = getattr(client, spec.name, None)
         global_value = getattr(global_settings, spec.name, None)
-        if client_value is not None:
+        if client_value is not None and global_value is not None and spec.layered:
+            value, source = spec.layered(client_value, global_value), CLIENT_THEN_GLOBAL
+        elif client_value is not None:
             value, source = client_value, CLIENT_OVERRIDE
         elif global_value is not None:
             value, source = global_value, GLOBAL_OVERRIDE
@@ -222,7 +238,7 @@ def parse_setting(name: str, raw: str) -> Any:
             return False
         raise ValidationError(f"{name}: expected on/off (true/false), got {raw!r}")
     value: Any = text
-    if spec.name == TOOL_LIMITS:  # one line per rule; ';' separates them on a command line
+    if spec.name in (TOOL_LIMITS, TOOL_POLICY):  # one rule per line; ';' on a command line
         value = "\n".join(part.strip() for part in text.split(";"))
     if spec.kind is int:
         try:

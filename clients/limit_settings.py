@@ -79,11 +79,12 @@ class ToolLimit:
     limits: tuple[tuple[str, int], ...]
 
     def matches(self, tool: str) -> bool:
-        return _matcher(self.pattern)(tool) is not None
+        return tool_pattern_matcher(self.pattern)(tool) is not None
 
 
 @lru_cache(maxsize=1024)
-def _matcher(pattern: str):
+def tool_pattern_matcher(pattern: str):
+    """A compiled shell-style pattern over exposed tool names ('<upstream>__<tool>')."""
     return re.compile(fnmatch.translate(pattern)).match
 
 

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
+from gateway.guardrails.models import DefinitionPin  # noqa: F401
 from gateway.operations.audit.models import AuditEvent  # noqa: F401  (the app's models are found here)
 from gateway.upstream_auth.models import (  # noqa: F401
     AuthServerClient,

@@ -23,6 +23,7 @@ from django.conf import settings
 from gateway.catalog.listing_record import record_listing
 from gateway.catalog.listings import Listings
 from gateway.catalog.planner import CatalogPlanner
+from gateway.guardrails.pinning import hold_unapproved
 from gateway.http.forwarding import Forwarding
 from gateway.http.host import McpHost
 from gateway.http.inflight import InFlightRequests
@@ -54,6 +55,7 @@ class Gateway:
         self.recorder = SessionRecorder()
         self.inflight = InFlightRequests()
         self.forwarding = Forwarding() if settings.REDIS_URL else None
+        self.loop = _running_loop()  # the first /mcp request's (None: built by a test)
         # Upstreams call back into the fan-out, which needs the sessions: bound late.
         hooks = self.callers.hooks(
             on_list_changed=lambda upstream, kind: self.notifications.on_list_changed(
@@ -69,6 +71,7 @@ class Gateway:
                 upstream, listing
             ),
             on_read=record_listing,
+            guard=hold_unapproved,
         )
         self.upstreams = EnabledUpstreams(self.pool, self.listings)
         self.catalogs = CatalogPlanner(self.upstreams, self.listings)
@@ -98,6 +101,14 @@ class Gateway:
         await self.notifications.on_log(upstream, params)
         await self.callers.log_to_calls(upstream, named_log(upstream, params))
 
+    def definitions_approved(self, upstream: str) -> None:
+        """From another thread (the admin's): read the upstream's listing again, so what was
+        approved joins the catalogs, and tell the clients that use it."""
+        if self.loop is not None:
+            asyncio.run_coroutine_threadsafe(
+                self.notifications.on_list_changed(upstream, "tools"), self.loop
+            )
+
     async def instructions_for_identity(self, identity: ClientIdentity) -> str:
         """The `initialize` instructions for a client (set before the SDK answers)."""
         return await self.catalogs.instructions_for(identity)
@@ -124,6 +135,13 @@ class Gateway:
 
 
 _gateway: Gateway | None = None
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def running_gateway() -> Gateway | None:

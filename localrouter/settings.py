@@ -74,6 +74,11 @@ try:
     # `manage.py prune_audit`; with AUDIT_ARGUMENTS, calls' arguments are kept, secrets masked.
     AUDIT_RETENTION_DAYS = int(config.number("LOCALROUTER_AUDIT_RETENTION_DAYS", 90, minimum=1))
     AUDIT_ARGUMENTS = config.boolean("LOCALROUTER_AUDIT_ARGUMENTS", default=False)
+    # Pinned tool definitions (docs/guardrails.md): an upstream's tools and instructions are
+    # pinned when first seen (false: held until a superuser approves them); a tool that
+    # appears later on an upstream already pinned is held (false: admitted and pinned).
+    PIN_ON_FIRST_SIGHT = config.boolean("LOCALROUTER_PIN_ON_FIRST_SIGHT", default=True)
+    HOLD_NEW_TOOLS = config.boolean("LOCALROUTER_HOLD_NEW_TOOLS", default=True)
     # Behind a reverse proxy that ends TLS: trust its X-Forwarded-Proto, so that requests
     # count as https (CSRF origin checks, Connect snippets) and cookies are sent over TLS only.
     BEHIND_TLS_PROXY = config.boolean("LOCALROUTER_BEHIND_TLS_PROXY", default=False)

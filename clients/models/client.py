@@ -45,14 +45,6 @@ class Client(ContextOverrides):
         help_text="When off, the client may use only the upstreams chosen below.",
     )
     upstreams = models.ManyToManyField("gateway.Upstream", blank=True, related_name="clients")
-    tool_allow_patterns = models.TextField(
-        blank=True,
-        help_text="One shell-style pattern per line, matched against '<upstream>__<tool>'. "
-        "Empty: every tool of the allowed upstreams.",
-    )
-    tool_deny_patterns = models.TextField(
-        blank=True, help_text="One pattern per line; a denied tool is hidden even if allowed."
-    )
 
     class Meta:
         ordering = ["name"]

@@ -9,6 +9,7 @@ from clients.limit_settings import (
     validate_concurrent_calls,
     validate_tool_limits,
 )
+from clients.tool_policy import validate_tool_policy
 
 INHERIT = "Leave empty to inherit."
 UNLIMITED_OR_INHERIT = "0: unlimited. " + INHERIT
@@ -91,12 +92,25 @@ class ContextOverrides(models.Model):
         "them. " + INHERIT,
     )
 
+    # NULL inherits; a client's rules are read before the global ones (clients.tool_policy).
+    tool_policy = models.TextField(  # noqa: DJ001
+        "tool policy",
+        null=True,
+        blank=True,
+        validators=[validate_tool_policy],
+        help_text="One rule per line: a tool name as clients see it or a shell-style pattern "
+        "('github__*' for a whole upstream), then allow, ask or deny, e.g. "
+        "'github__delete_* deny'. The first matching line decides; a client's lines come "
+        "before the global ones; other tools are allowed. Denied tools are not listed; asked "
+        "tools run only after the person at the client accepts. " + INHERIT,
+    )
+
     class Meta:
         abstract = True
 
     def clean(self) -> None:
         super().clean()
         # Blank text in a form means "inherit", never an empty tool name or rule list.
-        for name in ("search_tool_name", "read_tool_name", "tool_limits"):
+        for name in ("search_tool_name", "read_tool_name", "tool_limits", "tool_policy"):
             if getattr(self, name) == "":
                 setattr(self, name, None)

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 
 from gateway.admin.actions import disable_upstreams, enable_upstreams
 from gateway.admin.catalog_preview import catalog_preview_view
+from gateway.admin.definition_pins import DefinitionPinAdmin  # noqa: F401  (registers it)
 from gateway.admin.forms import UpstreamAdminForm
 from gateway.admin.import_config import import_view
 from gateway.admin.live_sessions import live_sessions_view
@@ -95,8 +96,12 @@ class UpstreamAdmin(AuditedAdminMixin, ReadableFieldsMixin, UpstreamPowersMixin,
         upstream = self.get_object(request, object_id)
         status = upstream_status(upstream.name) if upstream is not None else None
         oauth = oauth_context(upstream) if upstream is not None else {}
+        held = list(upstream.pins.held()) if upstream is not None else []
         return super().change_view(
-            request, object_id, form_url, {**(extra_context or {}), "status": status, **oauth}
+            request,
+            object_id,
+            form_url,
+            {**(extra_context or {}), "status": status, "held": held, **oauth},
         )
 
     def import_view(self, request):

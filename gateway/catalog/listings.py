@@ -4,7 +4,8 @@ One listing per upstream per worker, shared by every session; refreshed when the
 upstream says its lists changed. Each list is read on its own: `Method not found` or an
 undeclared capability means "none of this kind", any other error is remembered for that
 list only. A failed start or list is retried after a while, so one broken upstream (or
-list) never blocks the others.
+list) never blocks the others. Every listing read passes `guard` (the gateway's is
+`gateway.guardrails.pinning.hold_unapproved`), which may leave out what must not be served.
 """
 
 from __future__ import annotations
@@ -81,10 +82,12 @@ class Listings:
         budget: float = math.inf,
         on_late: LateFn | None = None,
         on_read: Callable[[UpstreamListing], Awaitable[None]] | None = None,
+        guard: Callable[[UpstreamListing], Awaitable[UpstreamListing]] | None = None,
     ) -> None:
         self.pool = pool
         self.budget = budget
         self.on_read = on_read
+        self.guard = guard
         self._listings: dict[str, UpstreamListing] = {}
         self._locks: dict[str, anyio.Lock] = {}
         self._reads = ListingReads(self._one, on_late)
@@ -128,6 +131,8 @@ class Listings:
 
     async def _read(self, connection: UpstreamConnection) -> UpstreamListing:
         listing = await read_listing(connection)
+        if self.guard is not None:
+            listing = await self.guard(listing)
         if self.on_read is not None:
             await self.on_read(listing)
         return listing

@@ -36,6 +36,8 @@ class MergedCatalog:
     unavailable: dict[str, str] = field(default_factory=dict)
     incomplete: dict[str, str] = field(default_factory=dict)
     """Upstreams that are served but some of whose lists failed, with which and why."""
+    held: dict[str, list[str]] = field(default_factory=dict)
+    """upstream -> its tools (and instructions) held until a superuser approves them."""
 
     def problems(self) -> dict[str, str]:
         """upstream -> why it, or some of its lists, is missing (for `_meta`)."""
@@ -86,6 +88,9 @@ def merge(identity: ClientIdentity, listings: dict[str, UpstreamListing]) -> Mer
                 catalog.instructions[name] = listing.instructions
             if listing.failed:
                 catalog.incomplete[name] = listing.failure_text()
+            held = [*sorted(listing.held), *(["instructions"] * bool(listing.held_instructions))]
+            if held:
+                catalog.held[name] = held
     live = {n: lst for n, lst in visible.items() if lst.error is None}
 
     tool_names = ExposedMap.build_names((n, t.name) for n, lst in live.items() for t in lst.tools)
@@ -171,6 +176,8 @@ def instructions_header(catalog: MergedCatalog) -> list[str]:
         lines.append(f"Unavailable: {name} ({error}).")
     for name, failure in catalog.incomplete.items():
         lines.append(f"Incomplete: upstream {name!r}: {failure}.")
+    for name, held in catalog.held.items():
+        lines.append(f"Held for approval: upstream {name!r}: {', '.join(held)}.")
     return lines
 
 

@@ -25,6 +25,10 @@ class UpstreamListing(ServerCatalog):
     error: str | None = None
     failed: dict[str, str] = field(default_factory=dict)
     pending: bool = False
+    held: dict[str, str] = field(default_factory=dict)
+    """Tools left out because their definition awaits approval (name -> state), by
+    `gateway.guardrails.pinning`; `held_instructions` likewise for the instructions."""
+    held_instructions: str | None = None
     read_at: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
@@ -33,6 +37,8 @@ class UpstreamListing(ServerCatalog):
     @property
     def stale(self) -> bool:
         broken = self.error is not None or bool(self.failed)
+        # Held items are looked at again too: an approval in another worker lets them in.
+        broken = broken or bool(self.held) or self.held_instructions is not None
         return broken and time.monotonic() - self.read_at > RETRY_FAILED_AFTER
 
     def failure_text(self) -> str | None:

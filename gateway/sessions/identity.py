@@ -1,6 +1,6 @@
 """Who is calling /mcp: bearer token -> a snapshot of the client, cached briefly.
 
-The snapshot holds everything a session needs (allowed upstreams, tool patterns,
+The snapshot holds everything a session needs (allowed upstreams, tool policy,
 effective context settings) so no ORM call sits on the hot path of a tool call.
 Cache entries live a few seconds and are dropped at once when a client or the
 global settings are saved in this process. Unknown tokens are remembered for a shorter
@@ -13,7 +13,6 @@ so a revocation on any worker ends access everywhere within that second.
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import math
 import time
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from clients.models import Client, GlobalSettings
 from clients.oauth.access import oauth_access
 from clients.services import client_for_token
 from clients.tokens import TOKEN_PREFIX, hash_token
+from clients.tool_policy import ToolPolicy
 from indexing.reports.tool_usage import client_tool_usage
 
 CACHE_SECONDS = 5.0
@@ -43,8 +43,6 @@ class ClientIdentity:
     id: int
     name: str
     allowed_upstreams: frozenset[str] | None  # None: every upstream
-    allow_patterns: tuple[str, ...]
-    deny_patterns: tuple[str, ...]
     settings: EffectiveSettings
     tool_usage: tuple[tuple[str, float], ...] = ()
     """The tools this client used recently, most used first, with their scores."""
@@ -57,18 +55,19 @@ class ClientIdentity:
             None if self.allowed_upstreams is None else tuple(sorted(self.allowed_upstreams))
         )
         used = tuple(name for name, _score in self.tool_usage)
-        return (self.id, upstreams, self.allow_patterns, self.deny_patterns, settings, used)
+        return (self.id, upstreams, settings, used)
 
     def may_use_upstream(self, name: str) -> bool:
         return self.allowed_upstreams is None or name in self.allowed_upstreams
 
+    @property
+    def policy(self) -> ToolPolicy:
+        """The client's tool policy (its rules, then the global ones)."""
+        return ToolPolicy.from_text(self.settings.tool_policy)
+
     def may_use_tool(self, exposed_name: str) -> bool:
-        """Allow/deny patterns match the exposed '<upstream>__<tool>' name."""
-        if self.allow_patterns and not any(
-            fnmatch.fnmatchcase(exposed_name, p) for p in self.allow_patterns
-        ):
-            return False
-        return not any(fnmatch.fnmatchcase(exposed_name, p) for p in self.deny_patterns)
+        """Whether the policy lists the exposed '<upstream>__<tool>' name (not denied)."""
+        return self.policy.lists(exposed_name)
 
 
 @dataclass(frozen=True)
@@ -80,10 +79,6 @@ class TokenRefusal:
 
 
 INVALID = TokenRefusal("invalid_token", "invalid or revoked token")
-
-
-def _lines(text: str) -> tuple[str, ...]:
-    return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
 def identity_for_token(token: str, resource: str) -> tuple[ClientIdentity | TokenRefusal, float]:
@@ -101,7 +96,7 @@ def identity_for_token(token: str, resource: str) -> tuple[ClientIdentity | Toke
 
 
 def identity_for_client(client: Client) -> ClientIdentity:
-    """Snapshot a client: its upstreams, tool patterns, settings and tool usage (synchronous)."""
+    """Snapshot a client: its upstreams, settings (tool policy too) and tool usage (synchronous)."""
     allowed = None
     if not client.all_upstreams:
         allowed = frozenset(client.upstreams.values_list("name", flat=True))
@@ -109,8 +104,6 @@ def identity_for_client(client: Client) -> ClientIdentity:
         id=client.pk,
         name=client.name,
         allowed_upstreams=allowed,
-        allow_patterns=_lines(client.tool_allow_patterns),
-        deny_patterns=_lines(client.tool_deny_patterns),
         settings=resolve_settings(client, GlobalSettings.load()),
         tool_usage=tuple(client_tool_usage(client.pk).items()),
     )

@@ -33,6 +33,21 @@ def refusal(message: str) -> types.ErrorData:
     return types.ErrorData(code=types.INVALID_REQUEST, message=message)
 
 
+async def send_to_client[T](ctx: Any, request: Any, result_type: type[T]) -> T | types.ErrorData:
+    """Ask the client behind a call: on its stream in the handshake era (`ctx`, an SDK request
+    context), at the end of the call's round in the 2026-07-28 era (`ctx`, a `ParkedCall`)."""
+    if isinstance(ctx, ParkedCall):
+        return result_type.model_validate(await ctx.ask(request), by_name=False)
+    try:
+        return await ctx.session.send_request(
+            request,
+            result_type,
+            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+        )
+    except MCPError as error:
+        return error.error
+
+
 class CallerRegistry:
     """Which client requests are waiting on which upstream right now."""
 
@@ -67,16 +82,7 @@ class CallerRegistry:
             return ctx
         if not ctx.session.check_client_capability(capability):
             return refusal(f"the client connected to LocalRouter does not support {feature}")
-        if isinstance(ctx, ParkedCall):  # 2026-07-28: asked at the end of the call's round
-            return result_type.model_validate(await ctx.ask(request), by_name=False)
-        try:
-            return await ctx.session.send_request(
-                request,
-                result_type,
-                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
-            )
-        except MCPError as error:
-            return error.error
+        return await send_to_client(ctx, request, result_type)
 
     async def sampling(self, upstream: str, params: types.CreateMessageRequestParams):
         return await self._forward(

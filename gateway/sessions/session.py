@@ -20,9 +20,11 @@ from mcp.server.connection import Connection
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from clients.tool_policy import Decision
 from gateway.catalog.merged import MergedCatalog
 from gateway.catalog.planner import CatalogPlanner
 from gateway.catalog.view import CatalogView
+from gateway.guardrails.ask import confirmed
 from gateway.operations.call_monitor import CallFacts, CallKind, CallMonitor, CallRefused
 from gateway.operations.metrics import families as metrics
 from gateway.sessions.identity import ClientIdentity
@@ -138,6 +140,9 @@ class GatewaySession:
             if self._view is not None:
                 view.carry_over(self._view)
             self.index.index_catalog(view, planned.template)
+            held = sum(len(items) for items in planned.catalog.held.values())
+            if held > self.stats.guardrails["held"]:  # the most held at once in this session
+                self.stats.guardrails["held"] = held
             self._view, self._view_version = view, planned.version
         return self._view
 
@@ -215,7 +220,14 @@ class GatewaySession:
         try:
             connection = await self.services.upstreams.connection(upstream)
 
+            asks = self.identity.policy.decision(params.name) is Decision.ASK
+
             async def upstream_call(caller: Any) -> types.CallToolResult:
+                if asks:
+                    counts = self.stats.guardrails
+                    refused = await confirmed(caller, params.name, params.arguments, call, counts)
+                    if refused is not None:
+                        return refused
                 with self.services.callers.calling(upstream, caller):
                     return await connection.call_tool(
                         tool, params.arguments, progress_callback=caller.session.report_progress
@@ -282,6 +294,9 @@ class GatewaySession:
         self.services.recorder.changed(self)
         facts = self._facts(kind, "", name)
         facts.fail("unknown", f"unknown_{kind}")
+        if kind == "tool" and self.identity.policy.decision(name) is Decision.DENY:
+            facts.guardrails["denied"] += 1  # answered as unknown all the same: nothing shown
+            self.stats.guardrails["denied"] += 1
         with contextlib.suppress(CallRefused):  # refused or unknown: the answer is the same
             async with self.services.monitor.call(facts):
                 pass

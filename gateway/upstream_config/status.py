@@ -50,7 +50,7 @@ class UpstreamStatus:
 class HealthBadge:
     """One upstream's health in a few words, for the upstream list."""
 
-    level: str  # "ok", "failing", "starting", "idle" or "disabled"
+    level: str  # "ok", "held", "failing", "starting", "idle" or "disabled"
     text: str
     detail: str = ""
     """The whole reason, when `text` cuts it short."""
@@ -78,6 +78,13 @@ def health_badge(upstream: Upstream) -> HealthBadge:
     stale = upstream_grant_problems(upstream.pk)
     if stale:
         return _failing(f"needs re-authorization: {', '.join(stale)}")
+    held = upstream.pins.held().count()  # in the database: the same in every worker
+    if held:
+        return HealthBadge(
+            "held",
+            "changed, awaiting approval",
+            f"{held} tool definition(s) changed or new: held until a superuser approves them",
+        )
     status = upstream_status(upstream.name)
     if status.state == "connected":
         return HealthBadge("ok", f"ok: {status.tools} tool{'' if status.tools == 1 else 's'}")

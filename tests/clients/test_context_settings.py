@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from clients.context_settings import (
     BUILT_IN_DEFAULT,
     CLIENT_OVERRIDE,
+    CLIENT_THEN_GLOBAL,
     GLOBAL_OVERRIDE,
     SETTINGS,
     check_distinct_tool_names,
@@ -44,7 +45,10 @@ overrides = st.fixed_dictionaries({spec.name: values_for(spec) for spec in SETTI
 def test_each_field_resolves_to_the_first_level_that_sets_it(client, team):
     effective = resolve_settings(Overrides(**client), Overrides(**team))
     for spec in SETTINGS:
-        if client[spec.name] is not None:
+        both = client[spec.name] is not None and team[spec.name] is not None
+        if both and spec.layered:  # the tool policy: the client's rules, then the team's
+            expected = (f"{client[spec.name]}\n{team[spec.name]}", CLIENT_THEN_GLOBAL)
+        elif client[spec.name] is not None:
             expected = (client[spec.name], CLIENT_OVERRIDE)
         elif team[spec.name] is not None:
             expected = (team[spec.name], GLOBAL_OVERRIDE)

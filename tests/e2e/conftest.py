@@ -74,7 +74,7 @@ def live(tmp_path_factory, echo_http, shared_files):
         {"name": "dave", "set": {"indexing_enabled": False}},
         {
             "name": "carol",
-            "set": {"tool_deny_patterns": "echohttp__add*", "catalog_indexing_enabled": False},
+            "set": {"tool_policy": "echohttp__add* deny", "catalog_indexing_enabled": False},
         },
         {"name": "frank"},
         # Hybrid search over responses on and off, whatever the built-in default here.

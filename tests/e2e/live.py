@@ -155,6 +155,8 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
         # Session records and upstream changes show up within a fraction of a second.
         "LOCALROUTER_RECORD_FLUSH_SECONDS": "0.3",
         "LOCALROUTER_UPSTREAM_LIST_CACHE_SECONDS": "0.3",
+        # Tests that add tools at runtime expect them listed; test_guardrails.py holds them.
+        "LOCALROUTER_HOLD_NEW_TOOLS": "false",
         **env,
     }
     environment.pop("DATABASE_URL", None)

@@ -21,7 +21,7 @@ import anyio
 import django.db.models.query as django_query
 import pytest
 from django.core.management import call_command
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, expect, sync_playwright
 
 from indexing.reports.models import SessionRecord
 from tests.e2e.live import NODE_BIN, LiveGateway, create_superuser, start_gateway, stop_gateway
@@ -31,11 +31,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 
-def screenshot(page: Page, name: str, tmp_path: Path) -> None:
-    """Take a full-page screenshot (into docs/screenshots when asked to refresh them)."""
+def screenshot(page: Page, name: str, tmp_path: Path, part: Locator | None = None) -> None:
+    """Take a full-page screenshot, or of `part` of it (into docs/screenshots when asked to
+    refresh them)."""
     folder = SCREENSHOTS if os.environ.get("LOCALROUTER_UPDATE_SCREENSHOTS") else tmp_path
     folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / name), full_page=True)
+    if part is not None:
+        part.screenshot(path=str(folder / name))
+    else:
+        page.screenshot(path=str(folder / name), full_page=True)
     assert (folder / name).stat().st_size > 10_000
 
 

@@ -92,7 +92,7 @@ def test_help_texts_show_tool_name_patterns_and_inherit_selects_read_inherit_on_
 ):
     log_in(page, gateway)
     page.goto(admin_url(gateway, "clients/client/add/"))
-    expect(page.locator("#id_tool_allow_patterns_helptext")).to_contain_text("'<upstream>__<tool>'")
+    expect(page.locator("#id_tool_policy_helptext")).to_contain_text("'github__*'")
     options = page.locator("#id_indexing_enabled option").all_inner_texts()
     assert options == ["Inherit", "On", "Off"]
     page.goto(admin_url(gateway, "clients/globalsettings/"))

@@ -43,7 +43,7 @@ async def test_a_client_sees_only_its_upstreams_and_cannot_call_others(live):
             await client.call_tool("nothing__here", {})
 
 
-async def test_deny_patterns_hide_tools(live):
+async def test_denied_tools_are_not_listed_and_calls_to_them_are_refused(live):
     async with live.client("carol") as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert "echohttp__echo" in names

@@ -27,8 +27,6 @@ def alice():
         id=1,
         name="alice",
         allowed_upstreams=None,
-        allow_patterns=(),
-        deny_patterns=(),
         settings=resolve_settings(Overrides(calls_per_minute=1), None),
     )
     token = current_client.set(identity)

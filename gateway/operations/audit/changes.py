@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from clients.models import Client
-from gateway.models import Upstream
+from gateway.models import DefinitionPin, Upstream
 from gateway.operations.audit.models import NAME_MAX, AuditEvent, Kind
 from localrouter.change_audit import Change
 
@@ -28,4 +28,6 @@ def save_change(change: Change) -> None:
         event.client_id, event.client_name = obj.pk, obj.name[:100]
     elif isinstance(obj, Upstream):
         event.upstream = obj.name[:48]
+    elif isinstance(obj, DefinitionPin):  # held or approved: found with the upstream's calls
+        event.upstream = obj.upstream.name[:48]
     event.save()

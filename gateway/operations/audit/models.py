@@ -29,6 +29,8 @@ class Action(models.TextChoices):
     DELETED = "deleted", "deleted"
     TOKEN_REGENERATED = "token_regenerated", "regenerated the token of"
     REVOKED = "revoked", "revoked"
+    HELD = "held", "held"
+    APPROVED = "approved", "approved"
 
 
 class AuditEventQuerySet(models.QuerySet):

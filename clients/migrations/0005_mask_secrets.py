@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('clients', '0003_client_owner'),
+        ('clients', '0004_client_oauth_application'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('gateway', '0003_audit_event'),
+        ('gateway', '0004_upstream_oauth_grants'),
     ]
 
     operations = [

@@ -1,0 +1,1 @@
+"""Guardrails: pinned tool definitions (held until approved) and the per-client tool policy."""
