@@ -103,6 +103,8 @@ try:
     # Hybrid vector search is on by default exactly where its model is installed (SPEC §1).
     EMBEDDING_MODEL_DIR = config.embedding_model_dir(BASE_DIR)
     VECTOR_SEARCH_DEFAULT = config.embedding_backend_ready(EMBEDDING_MODEL_DIR)
+    # Catalog vectors kept by content digest: a restart or another worker reads them back.
+    CATALOG_VECTORS_DIR = DATA_DIR / "catalog-vectors"
     # Responses up to this size get vectors for hybrid search (minutes of CPU a MiB);
     # larger ones are searched by keywords alone. 0 turns response vectors off.
     RESPONSE_VECTORS_MAX_BYTES = int(

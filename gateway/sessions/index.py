@@ -36,7 +36,9 @@ def new_store() -> SessionStore:
 def catalog_template() -> CatalogTemplate:
     """A client's catalog template, bounded and embedded as configured."""
     return CatalogTemplate(
-        max_bytes=django_settings.INDEX_MAX_BYTES, model_dir=django_settings.EMBEDDING_MODEL_DIR
+        max_bytes=django_settings.INDEX_MAX_BYTES,
+        model_dir=django_settings.EMBEDDING_MODEL_DIR,
+        vectors_dir=django_settings.CATALOG_VECTORS_DIR,
     )
 
 

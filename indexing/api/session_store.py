@@ -43,12 +43,16 @@ def index_documents(documents: list[tuple[str, str]], store: SessionStore) -> Se
 class CatalogTemplate:
     """One client's catalog at one catalog version, indexed once; each session gets a copy.
 
-    `max_bytes` bounds the store (as every session's), `model_dir` holds the embedding model.
+    `max_bytes` bounds the store (as every session's), `model_dir` holds the embedding model,
+    `vectors_dir` (if any) the catalog vectors kept on disk by content digest.
     """
 
-    def __init__(self, *, max_bytes: int, model_dir: Path | None) -> None:
+    def __init__(
+        self, *, max_bytes: int, model_dir: Path | None, vectors_dir: Path | None = None
+    ) -> None:
         self.max_bytes = max_bytes
         self.model_dir = model_dir
+        self.vectors_dir = vectors_dir
         self._task: asyncio.Future[SessionStore] | None = None
         self._vectors: asyncio.Future[CatalogVectors | None] | None = None
 
@@ -77,7 +81,7 @@ class CatalogTemplate:
 
     def _embed(self, documents: list[tuple[str, str]]) -> CatalogVectors | None:
         model = embedder(self.model_dir)
-        return CatalogVectors(documents, model) if model is not None else None
+        return CatalogVectors(documents, model, self.vectors_dir) if model is not None else None
 
 
 def hybrid_ranker(

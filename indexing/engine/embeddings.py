@@ -32,6 +32,22 @@ def model_folder_ready(folder: Path | None) -> bool:
     return folder is not None and all((folder / name).is_file() for name in MODEL_FILES)
 
 
+def model_identity(folder: Path) -> str:
+    """A digest of what makes the model's vectors what they are: its configuration files,
+    and its weights' size and first MiB (reading all of them would take a second)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in ("config.json", "tokenizer.json", "1_Pooling/config.json"):
+        if (folder / name).is_file():
+            digest.update((folder / name).read_bytes())
+    weights = folder / "model.safetensors"
+    digest.update(str(weights.stat().st_size).encode())
+    with weights.open("rb") as file:
+        digest.update(file.read(2**20))
+    return digest.hexdigest()
+
+
 @dataclass(frozen=True)
 class _Layer:
     qkv: np.ndarray  # (hidden, 3 * hidden): query, key and value projections side by side
@@ -86,6 +102,9 @@ class Embedder:
     Not thread-safe only in the tokenizer's padding settings, which are fixed at load time; the
     numpy forward pass holds no state, so one instance can serve every session.
     """
+
+    identity: str | None = None
+    """Tells this model's vectors apart from another's (`model_identity`); None: unknown."""
 
     def __init__(self, weights: dict[str, np.ndarray], tokenizer, config: dict) -> None:
         self.hidden = int(config["hidden_size"])
@@ -150,6 +169,7 @@ class Embedder:
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         embedder = cls(load_file(str(folder / "model.safetensors")), tokenizer, config)
         embedder.max_tokens = max_tokens
+        embedder.identity = model_identity(folder)
         return embedder
 
     @property
