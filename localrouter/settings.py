@@ -110,6 +110,12 @@ try:
     RESPONSE_VECTORS_MAX_BYTES = int(
         config.number("LOCALROUTER_RESPONSE_VECTORS_MAX_KIB", 512, minimum=0) * 1024
     )
+    # At most this many responses of a worker wait for vectors (the oldest beyond it is
+    # searched by keywords alone); a search waits up to this long for vectors due by then.
+    RESPONSE_VECTORS_QUEUE = int(config.number("LOCALROUTER_RESPONSE_VECTORS_QUEUE", 16, minimum=1))
+    RESPONSE_VECTORS_WAIT_SECONDS = config.number(
+        "LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS", 1.0, minimum=0
+    )
     # Traces: where spans are exported over OTLP/HTTP, from the standard OTEL_* variables
     # ('' exports nothing; trace context reaches the upstreams either way;
     # gateway/operations/tracing.py).

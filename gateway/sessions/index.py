@@ -53,6 +53,8 @@ class SessionIndex:
         self._responses = ResponseEmbeddings(
             model_dir=django_settings.EMBEDDING_MODEL_DIR,
             max_bytes=django_settings.RESPONSE_VECTORS_MAX_BYTES,
+            queue_cap=django_settings.RESPONSE_VECTORS_QUEUE,
+            wait_seconds=django_settings.RESPONSE_VECTORS_WAIT_SECONDS,
         )
         self.searches = 0
         self.reads = 0
@@ -136,10 +138,11 @@ class SessionIndex:
         computed; until then (and without the model) keywords alone rank."""
         if not self.settings.vector_search:
             return None
-        catalog = None
+        catalog, pending = None, False
         if self._catalog is not None:
-            catalog = self._catalog[0].ready_vectors(self._catalog[1])
-        return hybrid_ranker(self.store, catalog, self._responses)
+            template, documents = self._catalog
+            catalog, pending = template.ready_vectors(documents), template.vectors_pending()
+        return hybrid_ranker(self.store, catalog, self._responses, pending)
 
     async def compress(self, name: str, result: types.CallToolResult) -> types.CallToolResult:
         """The result as the client gets it: large text indexed behind a placeholder."""
