@@ -68,9 +68,9 @@ class RandomPieces:
         vectors = self.random.standard_normal((len(texts), self.dimensions), np.float32)
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
-    def embed_with_tokens(self, texts: list[str]):
+    def embed_with_tokens(self, texts: list[str], *, query: bool = False):
         """Queries, token by token: the model's."""
-        return self.model.embed_with_tokens(texts)
+        return self.model.embed_with_tokens(texts, query=query)
 
 
 def timed(function, *args) -> float:

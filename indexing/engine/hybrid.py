@@ -57,7 +57,13 @@ def embedder(folder: Path | None) -> Any | None:
                 logger.warning("hybrid search unavailable: no embedding model (see README)")
                 _embedder = False
                 return None
-            _embedder = Embedder.from_path(folder)
+            from indexing.engine.model_folder import ModelFolderError
+
+            try:
+                _embedder = Embedder.from_path(folder)
+            except ModelFolderError as error:
+                logger.warning("hybrid search unavailable: embedding model: %s", error)
+                _embedder = False
         return _embedder or None
 
 
@@ -153,7 +159,7 @@ class CatalogVectors:
         if self.matrix is None or not queries:
             return [[] for _ in queries]
         rankings = []
-        for vector, words in zip(*self._model.embed_with_tokens(queries), strict=True):
+        for vector, words in zip(*self._model.embed_with_tokens(queries, query=True), strict=True):
             cosines = self.matrix @ vector
             order = [
                 i

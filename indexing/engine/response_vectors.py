@@ -166,7 +166,7 @@ class ResponseVectors:
         held = [pieces for pieces in held if len(pieces.chunk_ids)]
         if not held or not queries:
             return [[] for _ in queries]
-        sentences, tokens = model.embed_with_tokens(queries)
+        sentences, tokens = model.embed_with_tokens(queries, query=True)
         return [
             _ranked(held, sentence, words.vectors if len(words.ids) else sentence[None], limit)
             for sentence, words in zip(sentences, tokens, strict=True)
