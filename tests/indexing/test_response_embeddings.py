@@ -114,3 +114,15 @@ def test_a_content_read_again_takes_the_vectors_it_got_before(model_dir):
     offset = store.document(again).first_chunk - store.document(first).first_chunk
     assert [chunk + offset for chunk in one] == other  # the same chunks of the other copy
     store.close()
+
+
+def test_a_catalog_search_says_keywords_alone_ranked_while_its_vectors_are_computed():
+    from indexing.api.session_store import CATALOG_NOT_READY, hybrid_ranker
+
+    store = SessionStore()
+    responses = ResponseEmbeddings(model_dir=None, max_bytes=0)
+    computing = hybrid_ranker(store, None, responses, catalog_pending=True)
+    assert computing(["open a file"], "mcp/", 5).note == CATALOG_NOT_READY
+    without_model = hybrid_ranker(store, None, responses, catalog_pending=False)
+    assert without_model(["open a file"], "mcp/", 5).note is None
+    store.close()
