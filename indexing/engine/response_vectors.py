@@ -81,6 +81,8 @@ class ResponseVectors:
         """Embed the chunks of `label` with `model` (blocking: seconds of CPU per MiB). Stops,
         keeping nothing, once `close` was called or the document left the store. Contents
         embedded recently (by any store of the process) take the vectors they got then."""
+        if self._closed:  # the store may be closed too
+            return
         with store.exclusive():
             if self._closed or label not in store.labels(label):
                 return
