@@ -533,7 +533,9 @@ def moment_section(
         "placeholder. *With vectors ready*: the hybrid ranking once every vector is computed, "
         f"which no agent sees within seconds. Bytes per answer: IndexSearch's text for one "
         f"query at its default limit ({ANSWER_HITS} hits); for the baselines, the text of their "
-        f"{ANSWER_HITS} best windows. In brackets, the 95% interval of recall@5.",
+        f"{ANSWER_HITS} best windows. In brackets, the 95% interval of recall@5. At the "
+        "moment of search the store holds only the documents read so far, and BM25's "
+        "statistics are the store's: hence keywords rank a little differently there.",
         "",
         "| ranking | R@1 | R@5 | R@10 | MRR | searches ranked with vectors | bytes per answer |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -543,9 +545,10 @@ def moment_section(
         out += [
             "",
             "Time to vectors: a response of real text (these documents one after another) "
-            "indexed, then embedded as the gateway embeds it (6-line pieces, one BLAS thread), "
-            "alone on the machine's CPU share; a search waits for them only when they are due "
-            "within 1 s.",
+            "indexed, then embedded as the gateway embeds it (6-line pieces, one BLAS thread). "
+            "The time is the wall-clock time on this machine at the load noted above; on an "
+            "idle core it is about the CPU time. A search waits for them only when they are "
+            "due within 1 s (`LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS`).",
             "",
             "| response | pieces | time to vectors, s | CPU s | CPU s per MiB |",
             "|---:|---:|---:|---:|---:|",
