@@ -116,6 +116,12 @@ try:
     RESPONSE_VECTORS_WAIT_SECONDS = config.number(
         "LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS", 1.0, minimum=0
     )
+    # The share of one CPU the embedding thread uses at most (it pauses between steps).
+    RESPONSE_VECTORS_CPU_SHARE = config.number(
+        "LOCALROUTER_RESPONSE_VECTORS_CPU_SHARE", 1.0, minimum=0.05
+    )
+    if RESPONSE_VECTORS_CPU_SHARE > 1:
+        raise config.ConfigError("LOCALROUTER_RESPONSE_VECTORS_CPU_SHARE: at most 1 (one CPU)")
     # Traces: where spans are exported over OTLP/HTTP, from the standard OTEL_* variables
     # ('' exports nothing; trace context reaches the upstreams either way;
     # gateway/operations/tracing.py).

@@ -55,6 +55,7 @@ class SessionIndex:
             max_bytes=django_settings.RESPONSE_VECTORS_MAX_BYTES,
             queue_cap=django_settings.RESPONSE_VECTORS_QUEUE,
             wait_seconds=django_settings.RESPONSE_VECTORS_WAIT_SECONDS,
+            cpu_share=django_settings.RESPONSE_VECTORS_CPU_SHARE,
         )
         self.searches = 0
         self.reads = 0

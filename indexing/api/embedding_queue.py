@@ -3,7 +3,8 @@
 A MiB of text takes minutes of CPU to embed, so the newest response goes first (the one an
 agent is about to search), at most `cap` wait (the oldest is dropped beyond that: its
 `drop` runs, and it is searched by keywords alone), and one daemon thread runs them at a
-lower priority than serving, so that the process exits without waiting for them. The queue
+lower priority than serving, so that the process exits without waiting for them, pausing
+between steps so as to use at most `cpu_share` of one CPU. The queue
 estimates when a response's vectors are due from the seconds per byte its last jobs took.
 """
 
@@ -37,8 +38,9 @@ class Job:
 class EmbeddingQueue:
     """Jobs run newest first on one thread; at most `cap` waiting."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, cpu_share: float = 1.0) -> None:
         self.cap = cap
+        self.cpu_share = cpu_share
         self.seconds_per_byte = FIRST_SECONDS_PER_BYTE
         self._waiting: deque[Job] = deque()  # newest last
         self._running: tuple[Job, float] | None = None
@@ -85,6 +87,12 @@ class EmbeddingQueue:
         ahead = waiting[waiting.index(job) :]  # itself and the newer ones
         return left + sum(other.size for other in ahead) * self.seconds_per_byte
 
+    def pace(self, cpu_seconds: float) -> None:
+        """After a step of `cpu_seconds`, sleep so that the thread uses at most `cpu_share`
+        of one CPU (1: no pause)."""
+        if 0 < self.cpu_share < 1:
+            time.sleep(cpu_seconds * (1 - self.cpu_share) / self.cpu_share)
+
     def _run(self) -> None:
         # Below the event loop's priority: serving calls comes first (Linux nices a thread alone).
         with contextlib.suppress(AttributeError, OSError):
@@ -114,11 +122,12 @@ _queue: EmbeddingQueue | None = None
 _queue_lock = threading.Lock()
 
 
-def embedding_queue(cap: int) -> EmbeddingQueue:
-    """The worker's queue (made on first use; `cap` as the latest caller says)."""
+def embedding_queue(cap: int, cpu_share: float = 1.0) -> EmbeddingQueue:
+    """The worker's queue (made on first use; `cap` and `cpu_share` as the latest caller
+    says)."""
     global _queue
     with _queue_lock:
         if _queue is None:
             _queue = EmbeddingQueue(cap)
-        _queue.cap = cap
+        _queue.cap, _queue.cpu_share = cap, cpu_share
         return _queue

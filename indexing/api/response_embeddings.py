@@ -33,8 +33,8 @@ WAIT_SECONDS = 1.0
 class ResponseEmbeddings:
     """One session's response vectors: scheduled per response, used once all a search covers
     are ready; `model_dir` holds the embedding model, responses over `max_bytes` get none,
-    at most `queue_cap` responses of the worker wait for vectors, a search waits up to
-    `wait_seconds` for vectors due by then."""
+    at most `queue_cap` responses of the worker wait for vectors (embedded using at most
+    `cpu_share` of one CPU), a search waits up to `wait_seconds` for vectors due by then."""
 
     def __init__(
         self,
@@ -43,11 +43,12 @@ class ResponseEmbeddings:
         max_bytes: int,
         queue_cap: int = QUEUE_CAP,
         wait_seconds: float = WAIT_SECONDS,
+        cpu_share: float = 1.0,
     ) -> None:
         self._vectors = ResponseVectors()
         self._model_dir = model_dir
         self._max_bytes = max_bytes
-        self._queue = embedding_queue(queue_cap)
+        self._queue = embedding_queue(queue_cap, cpu_share)
         self._wait = wait_seconds
         self._jobs: dict[str, Job] = {}
         self._unqueued = 0  # responses scheduled, not yet queued (or skipped)
@@ -85,7 +86,7 @@ class ResponseEmbeddings:
     def _embed(self, store: SessionStore, label: str, size: int) -> None:
         started = time.perf_counter()
         try:
-            self._vectors.add(store, label, embedder(self._model_dir))
+            self._vectors.add(store, label, embedder(self._model_dir), self._queue.pace)
         except Exception:
             self._vectors.skip(label)  # searches need not wait for it
             raise

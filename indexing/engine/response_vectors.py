@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from indexing.engine.fusion import reciprocal_rank_fusion
@@ -62,6 +64,10 @@ def pieces(body: str) -> list[str]:
     return [run for run in runs if run]
 
 
+def _go_on(cpu_seconds: float) -> None:
+    """No pause between steps."""
+
+
 class ResponseVectors:
     """Piece vectors of one store's responses, by label: unit vectors stored as int8 with a
     scale per piece (388 bytes a piece; as float32 the same rankings on the retrieval
@@ -77,10 +83,13 @@ class ResponseVectors:
         self._closed = False
         self._model: Any = None  # the model of the vectors held (queries need the same one)
 
-    def add(self, store: SessionStore, label: str, model: Any) -> None:
+    def add(
+        self, store: SessionStore, label: str, model: Any, pace: Callable[[float], None] = _go_on
+    ) -> None:
         """Embed the chunks of `label` with `model` (blocking: seconds of CPU per MiB). Stops,
         keeping nothing, once `close` was called or the document left the store. Contents
-        embedded recently (by any store of the process) take the vectors they got then."""
+        embedded recently (by any store of the process) take the vectors they got then.
+        `pace` gets the CPU seconds of each step of `PIECES_PER_STEP` pieces (and may sleep)."""
         if self._closed:  # the store may be closed too
             return
         with store.exclusive():
@@ -96,7 +105,7 @@ class ResponseVectors:
         key = _content_key(model, texts, owners)
         found = _reused.get(key)
         if found is None:
-            found = self._embed(texts, owners, model)
+            found = self._embed(texts, owners, model, pace)
             if found is None:
                 return
             _reused.put(key, found)
@@ -106,7 +115,9 @@ class ResponseVectors:
             self._labels[label] = _Pieces(quantized, scales, relative + info.first_chunk, starts)
             self._lock.notify_all()
 
-    def _embed(self, texts: list[str], owners: list[int], model: Any) -> _Pieces | None:
+    def _embed(
+        self, texts: list[str], owners: list[int], model: Any, pace: Callable[[float], None]
+    ) -> _Pieces | None:
         """The pieces' vectors, chunk ids relative to the document's first; None once closed."""
         import numpy as np
 
@@ -116,7 +127,9 @@ class ResponseVectors:
         for start in range(0, len(texts), PIECES_PER_STEP):
             if self._closed:
                 return None
+            started = time.thread_time()
             parts.append(model.embed(texts[start : start + PIECES_PER_STEP]))
+            pace(time.thread_time() - started)
         quantized, scales = quantise(np.concatenate(parts))
         chunk_ids, starts = np.unique(np.array(owners, dtype=np.int64), return_index=True)
         return _Pieces(quantized, scales, chunk_ids, starts)

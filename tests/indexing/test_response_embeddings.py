@@ -126,3 +126,27 @@ def test_a_catalog_search_says_keywords_alone_ranked_while_its_vectors_are_compu
     without_model = hybrid_ranker(store, None, responses, catalog_pending=False)
     assert without_model(["open a file"], "mcp/", 5).note is None
     store.close()
+
+
+def test_the_queue_paces_its_thread_to_its_cpu_share(monkeypatch):
+    from indexing.api import embedding_queue
+
+    slept = []
+    monkeypatch.setattr(embedding_queue.time, "sleep", slept.append)
+    EmbeddingQueue(cap=1, cpu_share=0.25).pace(0.2)  # 0.2 s of CPU: 0.6 s of rest
+    EmbeddingQueue(cap=1, cpu_share=1.0).pace(0.2)  # a whole CPU: no rest
+    assert slept == [pytest.approx(0.6)]
+
+
+def test_adding_vectors_reports_each_step_to_the_pace(model_dir):
+    from indexing.engine.response_vectors import PIECES_PER_STEP, pieces
+
+    store = SessionStore()
+    label = _indexed(store, TEXT + "\n/* paced */\n").index().label
+    info = store.document(label)
+    hits = store.hits(list(range(info.first_chunk, info.last_chunk + 1)))
+    count = sum(len(pieces(hit.body)) for hit in hits)
+    steps = []
+    ResponseVectors().add(store, label, Embedder.from_path(model_dir), steps.append)
+    assert len(steps) == -(-count // PIECES_PER_STEP) and all(cpu > 0 for cpu in steps)
+    store.close()
