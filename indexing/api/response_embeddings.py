@@ -20,7 +20,7 @@ from pathlib import Path
 from indexing.api.catalog_documents import CATALOG_PREFIX
 from indexing.api.embedding_queue import Job, embedding_queue
 from indexing.engine.compressor import Compression, CompressionStats
-from indexing.engine.hybrid import embedder
+from indexing.engine.hybrid import embedder, embedder_unavailable
 from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits
 from indexing.engine.search import Ranked
 from indexing.engine.store import SessionStore
@@ -71,22 +71,31 @@ class ResponseEmbeddings:
                 self._queued.notify_all()
 
     def _submit(self, store: SessionStore, stats: CompressionStats) -> None:
-        if stats.original_bytes > self._max_bytes or embedder(self._model_dir) is None:
+        if stats.original_bytes > self._max_bytes or embedder_unavailable(self._model_dir):
             self._vectors.skip(stats.label)
             return
         job = Job(
             stats.label,
             stats.original_bytes,
             lambda: self._embed(store, stats.label, stats.original_bytes),
-            lambda: self._vectors.skip(stats.label),
+            lambda: self._keywords_only(stats.label),
         )
         self._jobs[stats.label] = job
         self._queue.submit(job)
 
+    def _keywords_only(self, label: str) -> None:
+        self._jobs.pop(label, None)
+        self._vectors.skip(label)
+
     def _embed(self, store: SessionStore, label: str, size: int) -> None:
+        """The job: on the queue's thread, which also loads the model on first use."""
         started = time.perf_counter()
+        model = embedder(self._model_dir)
+        if model is None:
+            self._keywords_only(label)
+            return
         try:
-            self._vectors.add(store, label, embedder(self._model_dir), self._queue.pace)
+            self._vectors.add(store, label, model, self._queue.pace)
         except Exception:
             self._vectors.skip(label)  # searches need not wait for it
             raise

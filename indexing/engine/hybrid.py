@@ -117,6 +117,13 @@ def _write_catalog_file(path: Path, texts: list[str]) -> None:
         logger.info("catalog embeddings kept on disk: %d tool(s) (%s)", len(texts), path.name)
 
 
+def embedder_unavailable(folder: Path | None) -> bool:
+    """Whether `embedder(folder)` is known to give None without loading anything: loading
+    failed before, or the folder lacks the model's files."""
+    files = ("model.safetensors", "tokenizer.json")
+    return _embedder is False or folder is None or not all((folder / f).is_file() for f in files)
+
+
 def summary(document: str) -> str:
     """What is embedded for a catalog entry: its heading and description."""
     return "\n\n".join(document.split("\n\n")[:2])

@@ -150,3 +150,13 @@ def test_adding_vectors_reports_each_step_to_the_pace(model_dir):
     ResponseVectors().add(store, label, Embedder.from_path(model_dir), steps.append)
     assert len(steps) == -(-count // PIECES_PER_STEP) and all(cpu > 0 for cpu in steps)
     store.close()
+
+
+def test_without_a_model_a_search_is_not_told_that_vectors_are_coming(tmp_path):
+    store = SessionStore()
+    responses = ResponseEmbeddings(model_dir=tmp_path, max_bytes=2**20)  # no model files
+    compression = _indexed(store, TEXT + "\n/* no model */\n")
+    responses.schedule(store, compression)
+    label = compression.index().label
+    assert responses.search(store, ["open a compressed file"], label, 5) is None  # keywords
+    store.close()
