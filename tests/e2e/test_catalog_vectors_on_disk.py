@@ -47,7 +47,7 @@ async def test_a_restarted_gateway_reads_the_catalog_vectors_back_from_disk(tmp_
             await client.list_tools()
             read = await wait_for(
                 lambda: re.search(r"catalog embeddings read from disk: (\d+) of (\d+)", live.log()),
-                60,
+                90,  # the model loads first: seconds on a loaded machine
             )
             found = await client.call_tool(
                 "IndexSearch", {"queries": ["print back what I send"], "source": "mcp/"}
