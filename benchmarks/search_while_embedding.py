@@ -1,8 +1,8 @@
 """IndexSearch while the worker embeds responses: does the search stay near its idle latency?
 
-Run from the repository root (about two minutes; needs the embedding model):
+Run from the repository root (under a minute; needs the embedding model):
 
-    nice .venv/bin/python benchmarks/search_while_embedding.py [--searches 40]
+    .venv/bin/python benchmarks/search_while_embedding.py [--searches 40]
 
 One process tuned as the gateway's serving process (`tune_for_serving`: the switch interval,
 one BLAS thread). A session store holds a 482 KB response of real text (the retrieval
@@ -106,7 +106,7 @@ def main() -> None:
         [
             "## IndexSearch while responses are embedded",
             "",
-            f"Run {_docs.machine()}, with `nice .venv/bin/python "
+            f"Run {_docs.machine()}, with `.venv/bin/python "
             f"benchmarks/search_while_embedding.py --searches {options.searches}`.",
             "",
             f"IndexSearch on a {SEARCHED_BYTES // 1000} KB response (keywords: it has no "
