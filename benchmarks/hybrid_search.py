@@ -42,7 +42,7 @@ from indexing.engine.embeddings import Embedder, model_folder_ready  # noqa: E40
 from indexing.engine.hybrid import embedder  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
 from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits  # noqa: E402
-from indexing.engine.search import search_with_labels  # noqa: E402
+from indexing.engine.search import Ranked, search_with_labels  # noqa: E402
 from indexing.engine.store import SessionStore  # noqa: E402
 from localrouter import config  # noqa: E402
 
@@ -68,9 +68,9 @@ class RandomPieces:
         vectors = self.random.standard_normal((len(texts), self.dimensions), np.float32)
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
-    def embed_with_tokens(self, texts: list[str]):
+    def embed_with_tokens(self, texts: list[str], *, query: bool = False):
         """Queries, token by token: the model's."""
-        return self.model.embed_with_tokens(texts)
+        return self.model.embed_with_tokens(texts, query=query)
 
 
 def timed(function, *args) -> float:
@@ -94,11 +94,11 @@ def measure(
     texts: list[str] = []
     labels: list[str] = []
 
-    def rank(queries: list[str], source: str | None, limit: int) -> list[list]:
+    def rank(queries: list[str], source: str | None, limit: int) -> Ranked:
         hits = hybrid_response_hits(store, vectors, queries, source, limit)
         if hits is None:
-            return [store.search(query, source=source, limit=limit) for query in queries]
-        return hits
+            return Ranked([store.search(query, source=source, limit=limit) for query in queries])
+        return Ranked(hits)
 
     rows = []
     embed_ms = []

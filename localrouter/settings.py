@@ -124,11 +124,25 @@ try:
     # Hybrid vector search is on by default exactly where its model is installed (SPEC §1).
     EMBEDDING_MODEL_DIR = config.embedding_model_dir(BASE_DIR)
     VECTOR_SEARCH_DEFAULT = config.embedding_backend_ready(EMBEDDING_MODEL_DIR)
+    # Catalog vectors kept by content digest: a restart or another worker reads them back.
+    CATALOG_VECTORS_DIR = DATA_DIR / "catalog-vectors"
     # Responses up to this size get vectors for hybrid search (minutes of CPU a MiB);
     # larger ones are searched by keywords alone. 0 turns response vectors off.
     RESPONSE_VECTORS_MAX_BYTES = int(
         config.number("LOCALROUTER_RESPONSE_VECTORS_MAX_KIB", 512, minimum=0) * 1024
     )
+    # At most this many responses of a worker wait for vectors (the oldest beyond it is
+    # searched by keywords alone); a search waits up to this long for vectors due by then.
+    RESPONSE_VECTORS_QUEUE = int(config.number("LOCALROUTER_RESPONSE_VECTORS_QUEUE", 16, minimum=1))
+    RESPONSE_VECTORS_WAIT_SECONDS = config.number(
+        "LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS", 1.0, minimum=0
+    )
+    # The share of one CPU the embedding thread uses at most (it pauses between steps).
+    RESPONSE_VECTORS_CPU_SHARE = config.number(
+        "LOCALROUTER_RESPONSE_VECTORS_CPU_SHARE", 1.0, minimum=0.05
+    )
+    if RESPONSE_VECTORS_CPU_SHARE > 1:
+        raise config.ConfigError("LOCALROUTER_RESPONSE_VECTORS_CPU_SHARE: at most 1 (one CPU)")
     # Traces: where spans are exported over OTLP/HTTP, from the standard OTEL_* variables
     # ('' exports nothing; trace context reaches the upstreams either way;
     # gateway/operations/tracing.py).

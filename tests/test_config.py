@@ -52,6 +52,17 @@ def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.C
             "-1",
             "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB: must",
         ),
+        ("LOCALROUTER_RESPONSE_VECTORS_QUEUE", "0", "LOCALROUTER_RESPONSE_VECTORS_QUEUE: must"),
+        (
+            "LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS",
+            "soon",
+            "LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS: expected a number",
+        ),
+        (
+            "LOCALROUTER_RESPONSE_VECTORS_CPU_SHARE",
+            "2",
+            "LOCALROUTER_RESPONSE_VECTORS_CPU_SHARE: at most 1",
+        ),
     ],
 )
 def test_a_bad_environment_value_stops_start_up_with_one_clear_line(tmp_path, name, value, message):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gateway.catalog.listings import Listings
 from gateway.catalog.merged import MergedCatalog, instructions_text, merge, plan_for
+from gateway.catalog.view import CatalogView
 from gateway.sessions.identity import ClientIdentity
 from gateway.sessions.index import catalog_template
 from gateway.upstream_config.enabled import EnabledUpstreams
@@ -58,6 +59,12 @@ class CatalogPlanner:
             if len(self._plans) >= PLAN_CACHE_SIZE:
                 self._plans.pop(next(iter(self._plans)))
             self._plans[key] = planned
+            complete = not any(listing.pending for listing in listings.values())
+            if complete and identity.settings.vector_search:
+                # every upstream joined or given up on: embed this version now, once
+                catalog, plan, template = planned
+                if documents := CatalogView(catalog, plan).documents():
+                    template.ready_vectors(documents)
         return PlannedCatalog(version, *planned)
 
     async def instructions_for(self, identity: ClientIdentity) -> str:

@@ -36,7 +36,9 @@ def new_store() -> SessionStore:
 def catalog_template() -> CatalogTemplate:
     """A client's catalog template, bounded and embedded as configured."""
     return CatalogTemplate(
-        max_bytes=django_settings.INDEX_MAX_BYTES, model_dir=django_settings.EMBEDDING_MODEL_DIR
+        max_bytes=django_settings.INDEX_MAX_BYTES,
+        model_dir=django_settings.EMBEDDING_MODEL_DIR,
+        vectors_dir=django_settings.CATALOG_VECTORS_DIR,
     )
 
 
@@ -51,6 +53,9 @@ class SessionIndex:
         self._responses = ResponseEmbeddings(
             model_dir=django_settings.EMBEDDING_MODEL_DIR,
             max_bytes=django_settings.RESPONSE_VECTORS_MAX_BYTES,
+            queue_cap=django_settings.RESPONSE_VECTORS_QUEUE,
+            wait_seconds=django_settings.RESPONSE_VECTORS_WAIT_SECONDS,
+            cpu_share=django_settings.RESPONSE_VECTORS_CPU_SHARE,
         )
         self.searches = 0
         self.reads = 0
@@ -134,10 +139,11 @@ class SessionIndex:
         computed; until then (and without the model) keywords alone rank."""
         if not self.settings.vector_search:
             return None
-        catalog = None
+        catalog, pending = None, False
         if self._catalog is not None:
-            catalog = self._catalog[0].ready_vectors(self._catalog[1])
-        return hybrid_ranker(self.store, catalog, self._responses)
+            template, documents = self._catalog
+            catalog, pending = template.ready_vectors(documents), template.vectors_pending()
+        return hybrid_ranker(self.store, catalog, self._responses, pending)
 
     async def compress(self, name: str, result: types.CallToolResult) -> types.CallToolResult:
         """The result as the client gets it: large text indexed behind a placeholder."""

@@ -1,105 +1,151 @@
 """The embeddings of a session's compressed responses, for hybrid search over them.
 
-Computed after the placeholder is sent, on one process-wide thread at a lower priority
-than serving (one response at a time: a MiB of text takes minutes of CPU, and the event
-loop keeps the other core), with the model `indexing.engine.hybrid.embedder` loads once per
-process. Responses above `max_bytes` (`RESPONSE_VECTORS_MAX_BYTES`) get none: keywords alone
-rank them.
+Computed after the placeholder is sent, on the worker's embedding queue
+(`indexing.api.embedding_queue`: newest first, bounded, one thread at a lower priority than
+serving), with the model `indexing.engine.hybrid.embedder` loads once per process. A content
+embedded recently takes the vectors it got then (`indexing.engine.response_vectors`).
+Responses above `max_bytes` (`RESPONSE_VECTORS_MAX_BYTES`) get none: keywords alone rank
+them. A search waits up to `wait_seconds` for vectors expected within that time; a search
+that ranked by keywords alone because vectors were not ready says so.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import queue
+import math
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from indexing.api.catalog_documents import CATALOG_PREFIX
-from indexing.engine.compressor import Compression
-from indexing.engine.hybrid import embedder
+from indexing.api.embedding_queue import Job, embedding_queue
+from indexing.engine.compressor import Compression, CompressionStats
+from indexing.engine.hybrid import embedder, embedder_unavailable
 from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits
-from indexing.engine.store import Hit, SessionStore
+from indexing.engine.search import Ranked
+from indexing.engine.store import SessionStore
 
 logger = logging.getLogger(__name__)
-EMBEDDING_NICENESS = 10
-_jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-_worker: threading.Thread | None = None
-_worker_lock = threading.Lock()
-
-
-def _run_jobs() -> None:
-    # Below the event loop's priority: serving calls comes first (Linux nices a thread alone).
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), EMBEDDING_NICENESS)
-    while True:
-        job = _jobs.get()
-        try:
-            job()
-        except Exception:
-            logger.exception("Embedding a compressed response failed")
-
-
-def _submit(job: Callable[[], None]) -> None:
-    """Queue `job` for the process's embedding thread: a daemon, so that the process exits
-    without waiting for responses still queued (a pool's threads would run them all first)."""
-    global _worker
-    with _worker_lock:
-        if _worker is None:
-            _worker = threading.Thread(target=_run_jobs, name="response-embeddings", daemon=True)
-            _worker.start()
-    _jobs.put(job)
+QUEUE_CAP = 16
+WAIT_SECONDS = 1.0
 
 
 class ResponseEmbeddings:
-    """One session's response vectors: scheduled per response, used once all are ready;
-    `model_dir` holds the embedding model, responses over `max_bytes` get none."""
+    """One session's response vectors: scheduled per response, used once all a search covers
+    are ready; `model_dir` holds the embedding model, responses over `max_bytes` get none,
+    at most `queue_cap` responses of the worker wait for vectors (embedded using at most
+    `cpu_share` of one CPU), a search waits up to `wait_seconds` for vectors due by then."""
 
-    def __init__(self, *, model_dir: Path | None, max_bytes: int) -> None:
+    def __init__(
+        self,
+        *,
+        model_dir: Path | None,
+        max_bytes: int,
+        queue_cap: int = QUEUE_CAP,
+        wait_seconds: float = WAIT_SECONDS,
+        cpu_share: float = 1.0,
+    ) -> None:
         self._vectors = ResponseVectors()
         self._model_dir = model_dir
         self._max_bytes = max_bytes
+        self._queue = embedding_queue(queue_cap, cpu_share)
+        self._wait = wait_seconds
+        self._jobs: dict[str, Job] = {}
+        self._unqueued = 0  # responses scheduled, not yet queued (or skipped)
+        self._queued = threading.Condition()
 
     def schedule(self, store: SessionStore, compression: Compression) -> None:
-        """Embed the response once it is indexed (a failed indexing was logged already)."""
-        _submit(lambda: self._embed(store, compression))
+        """Queue the response for vectors once it is indexed (a failed indexing was logged
+        already)."""
+        with self._queued:
+            self._unqueued += 1
+        compression.indexed.add_done_callback(lambda _: self._queue_job(store, compression))
 
-    def _embed(self, store: SessionStore, compression: Compression) -> None:
-        if compression.indexed.exception() is not None:
-            return
-        model = embedder(self._model_dir)
-        if model is None:
-            return
-        stats = compression.indexed.result()
-        if stats.original_bytes > self._max_bytes:
+    def _queue_job(self, store: SessionStore, compression: Compression) -> None:
+        try:
+            if not compression.indexed.cancelled() and compression.indexed.exception() is None:
+                self._submit(store, compression.indexed.result())
+        finally:
+            with self._queued:
+                self._unqueued -= 1
+                self._queued.notify_all()
+
+    def _submit(self, store: SessionStore, stats: CompressionStats) -> None:
+        if stats.original_bytes > self._max_bytes or embedder_unavailable(self._model_dir):
             self._vectors.skip(stats.label)
             return
+        job = Job(
+            stats.label,
+            stats.original_bytes,
+            lambda: self._embed(store, stats.label, stats.original_bytes),
+            lambda: self._keywords_only(stats.label),
+        )
+        self._jobs[stats.label] = job
+        self._queue.submit(job)
+
+    def _keywords_only(self, label: str) -> None:
+        self._jobs.pop(label, None)
+        self._vectors.skip(label)
+
+    def _embed(self, store: SessionStore, label: str, size: int) -> None:
+        """The job: on the queue's thread, which also loads the model on first use."""
         started = time.perf_counter()
+        model = embedder(self._model_dir)
+        if model is None:
+            self._keywords_only(label)
+            return
         try:
-            self._vectors.add(store, stats.label, model)
+            self._vectors.add(store, label, model, self._queue.pace)
         except Exception:
-            self._vectors.skip(stats.label)  # searches need not wait for it
+            self._vectors.skip(label)  # searches need not wait for it
             raise
-        if self._vectors.ready([stats.label]):
+        finally:
+            self._jobs.pop(label, None)
+        if self._vectors.ready([label]):
             logger.info(
-                "%s embedded in %.1f s (%d bytes)",
-                stats.label,
-                time.perf_counter() - started,
-                stats.original_bytes,
+                "%s embedded in %.1f s (%d bytes)", label, time.perf_counter() - started, size
             )
 
     def search(
         self, store: SessionStore, queries: list[str], source: str | None, limit: int
-    ) -> list[list[Hit]] | None:
-        """Each query's hybrid hits once every response under `source` has its vectors, else
-        None."""
-        return hybrid_response_hits(
+    ) -> Ranked | None:
+        """Each query's hybrid hits once every response under `source` has its vectors (waiting
+        up to `wait_seconds` for those due by then); None when there are none to rank with,
+        or keyword hits with a note when they are not ready yet."""
+        labels = [
+            label for label in store.searched_labels(source) if not label.startswith(CATALOG_PREFIX)
+        ]
+        if not labels:
+            return None
+        with self._queued:  # a response just indexed is queued in a moment, on another thread
+            self._queued.wait_for(lambda: not self._unqueued, timeout=self._wait)
+        if self._due_in(labels) <= self._wait:
+            self._vectors.wait(labels, self._wait)
+        hits = hybrid_response_hits(
             store, self._vectors, queries, source, limit, keywords_only=CATALOG_PREFIX
         )
+        if hits is not None:
+            return Ranked(hits)
+        due = self._due_in(labels)
+        if not due:
+            return None  # no vectors will come: keywords rank, as without vector search
+        keywords = [store.search(query, source=source, limit=limit) for query in queries]
+        return Ranked(keywords, not_ready_note(due))
+
+    def _due_in(self, labels: list[str]) -> float:
+        """Seconds until the last of `labels` has its vectors (0 when none is pending)."""
+        pending = self._vectors.pending(labels)
+        return max((self._queue.due_in(self._jobs.get(label)) for label in pending), default=0.0)
 
     def close(self) -> None:
         """Stop embedding for this session (before its store closes)."""
         self._vectors.close()
+
+
+def not_ready_note(due_in: float) -> str:
+    """What a search ranked by keywords alone says while vectors are computed."""
+    when = "" if math.isinf(due_in) else f" (expected in about {max(1, round(due_in))} s)"
+    return (
+        "Ranked by keywords alone: this response's vectors are still being computed"
+        f"{when}; the same search then also matches by meaning."
+    )

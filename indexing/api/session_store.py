@@ -15,7 +15,7 @@ from indexing.api.catalog_documents import CATALOG_PREFIX
 from indexing.api.response_embeddings import ResponseEmbeddings
 from indexing.engine.catalog_chunks import chunk_catalog_document
 from indexing.engine.hybrid import CatalogVectors, embedder, hybrid_hits
-from indexing.engine.search import Ranker
+from indexing.engine.search import Ranked, Ranker
 from indexing.engine.store import Hit, SessionStore
 
 __all__ = [
@@ -43,12 +43,16 @@ def index_documents(documents: list[tuple[str, str]], store: SessionStore) -> Se
 class CatalogTemplate:
     """One client's catalog at one catalog version, indexed once; each session gets a copy.
 
-    `max_bytes` bounds the store (as every session's), `model_dir` holds the embedding model.
+    `max_bytes` bounds the store (as every session's), `model_dir` holds the embedding model,
+    `vectors_dir` (if any) the catalog vectors kept on disk by content digest.
     """
 
-    def __init__(self, *, max_bytes: int, model_dir: Path | None) -> None:
+    def __init__(
+        self, *, max_bytes: int, model_dir: Path | None, vectors_dir: Path | None = None
+    ) -> None:
         self.max_bytes = max_bytes
         self.model_dir = model_dir
+        self.vectors_dir = vectors_dir
         self._task: asyncio.Future[SessionStore] | None = None
         self._vectors: asyncio.Future[CatalogVectors | None] | None = None
 
@@ -65,6 +69,10 @@ class CatalogTemplate:
             return None
         return None if self._vectors.exception() else self._vectors.result()
 
+    def vectors_pending(self) -> bool:
+        """Whether the catalog's embeddings are being computed right now."""
+        return self._vectors is not None and not self._vectors.done()
+
     async def copy(self, documents: list[tuple[str, str]]) -> SessionStore:
         """A store of its own holding the indexed catalog (indexed on first use)."""
         if self._task is None:
@@ -77,22 +85,33 @@ class CatalogTemplate:
 
     def _embed(self, documents: list[tuple[str, str]]) -> CatalogVectors | None:
         model = embedder(self.model_dir)
-        return CatalogVectors(documents, model) if model is not None else None
+        return CatalogVectors(documents, model, self.vectors_dir) if model is not None else None
+
+
+CATALOG_NOT_READY = (
+    "Ranked by keywords alone: the catalog's vectors are still being computed; the same "
+    "search then also matches by meaning."
+)
 
 
 def hybrid_ranker(
-    store: SessionStore, catalog: CatalogVectors | None, responses: ResponseEmbeddings
+    store: SessionStore,
+    catalog: CatalogVectors | None,
+    responses: ResponseEmbeddings,
+    catalog_pending: bool = False,
 ) -> Ranker:
     """Catalog searches (`source` under `mcp/`) fuse in the catalog's embeddings, other
     searches those of the responses they cover, each once computed; until then keywords
-    alone rank."""
+    alone rank, and the answer says so (`catalog_pending`: the catalog's are computed)."""
 
-    def rank(queries: list[str], source: str | None, limit: int) -> list[list[Hit]]:
+    def rank(queries: list[str], source: str | None, limit: int) -> Ranked:
         if source is not None and source.startswith(CATALOG_PREFIX):
             if catalog is not None:
-                return hybrid_hits(store, catalog, queries, source, limit)
-        elif (hits := responses.search(store, queries, source, limit)) is not None:
-            return hits
-        return [store.search(query, source=source, limit=limit) for query in queries]
+                return Ranked(hybrid_hits(store, catalog, queries, source, limit))
+            note = CATALOG_NOT_READY if catalog_pending else None
+            return Ranked([store.search(q, source=source, limit=limit) for q in queries], note)
+        if (ranked := responses.search(store, queries, source, limit)) is not None:
+            return ranked
+        return Ranked([store.search(query, source=source, limit=limit) for query in queries])
 
     return rank

@@ -8,12 +8,13 @@ package). Needs `numpy`, `safetensors` and `tokenizers`, none of which the rest 
 package imports: only import this module where embeddings are wanted.
 
 Which folder holds the model is the caller's to say (the project's settings decide it once:
-`LOCALROUTER_EMBEDDING_MODEL`, else var/models/all-MiniLM-L6-v2).
+`LOCALROUTER_EMBEDDING_MODEL`, else var/models/all-MiniLM-L6-v2). Another sentence-transformers
+BERT folder loads the same way, with CLS or mean pooling and its query and passage prompts
+(`indexing.engine.model_folder` checks it first).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Hashable, Sequence
@@ -30,6 +31,22 @@ BATCH_SIZE = 8  # larger batches spill the caches: 254 tools took 4 s at 8, 6.5 
 def model_folder_ready(folder: Path | None) -> bool:
     """Whether `folder` holds the model's weights and tokenizer."""
     return folder is not None and all((folder / name).is_file() for name in MODEL_FILES)
+
+
+def model_identity(folder: Path) -> str:
+    """A digest of what makes the model's vectors what they are: its configuration files,
+    and its weights' size and first MiB (reading all of them would take a second)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in ("config.json", "tokenizer.json", "1_Pooling/config.json"):
+        if (folder / name).is_file():
+            digest.update((folder / name).read_bytes())
+    weights = folder / "model.safetensors"
+    digest.update(str(weights.stat().st_size).encode())
+    with weights.open("rb") as file:
+        digest.update(file.read(2**20))
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -87,6 +104,11 @@ class Embedder:
     numpy forward pass holds no state, so one instance can serve every session.
     """
 
+    identity: str | None = None
+    pooling = "mean"  # or "cls": the sentence vector is the [CLS] token's
+    prompts = ("", "")  # put before (passages, queries), as sentence-transformers' prompts
+    """Tells this model's vectors apart from another's (`model_identity`); None: unknown."""
+
     def __init__(self, weights: dict[str, np.ndarray], tokenizer, config: dict) -> None:
         self.hidden = int(config["hidden_size"])
         self.heads = int(config["num_attention_heads"])
@@ -127,29 +149,38 @@ class Embedder:
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str]) -> Embedder:
-        """Load a sentence-transformers BERT folder (config.json, model.safetensors, tokenizer)."""
+        """Load a sentence-transformers BERT folder (`indexing.engine.model_folder`).
+
+        Raises:
+            ModelFolderError: a file is missing, or what it asks for is not supported.
+        """
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        folder = Path(path)
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        if config.get("model_type") != "bert" or config.get("hidden_act", "gelu") != "gelu":
-            raise ValueError(f"{folder}: not a BERT model with GELU activations")
-        pooling = folder / "1_Pooling" / "config.json"
-        if pooling.is_file():
-            mode = json.loads(pooling.read_text(encoding="utf-8"))
-            if not mode.get("pooling_mode_mean_tokens"):
-                raise ValueError(f"{folder}: only mean pooling is implemented")
-        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        from indexing.engine.model_folder import ModelFolderError, read_model_folder
+
+        folder = read_model_folder(Path(path))
+        config = folder.config
+        tokenizer = Tokenizer.from_file(str(folder.path / "tokenizer.json"))
         max_tokens = min(MAX_TOKENS, int(config["max_position_embeddings"]))
-        sbert = folder / "sentence_bert_config.json"
-        if sbert.is_file():
-            max_tokens = min(max_tokens, int(json.loads(sbert.read_text())["max_seq_length"]))
+        if folder.max_tokens:
+            max_tokens = min(max_tokens, folder.max_tokens)
         # tokenizer.json pads every input to a fixed 128: pad to the longest of a batch instead.
         tokenizer.enable_truncation(max_length=max_tokens)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        embedder = cls(load_file(str(folder / "model.safetensors")), tokenizer, config)
+        tokenizer.enable_padding(pad_id=int(config.get("pad_token_id") or 0), pad_token="[PAD]")
+        weights = load_file(str(folder.path / "model.safetensors"))
+        weights = {name.removeprefix("bert."): array for name, array in weights.items()}
+        try:
+            embedder = cls(weights, tokenizer, config)
+        except KeyError as error:
+            raise ModelFolderError(
+                f"{folder.path}/model.safetensors: no weight {error.args[0]} (not a BERT encoder "
+                "as config.json describes it)"
+            ) from None
         embedder.max_tokens = max_tokens
+        embedder.pooling = folder.pooling
+        embedder.prompts = (folder.passage_prompt, folder.query_prompt)
+        embedder.identity = model_identity(folder.path)
         return embedder
 
     @property
@@ -171,29 +202,40 @@ class Embedder:
         """How many tokens `text` takes, after truncation (with [CLS] and [SEP])."""
         return len(self.tokenizer.encode(text).ids)
 
-    def embed(self, texts: Sequence[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
-        """Unit-length sentence embeddings, one row per text, in the order given.
+    def embed(
+        self, texts: Sequence[str], batch_size: int = BATCH_SIZE, *, query: bool = False
+    ) -> np.ndarray:
+        """Unit-length sentence embeddings, one row per text, in the order given; each text
+        after the model's passage prompt, or its query prompt for `query`.
 
         Texts are batched by token length so that little padding is computed.
         """
-        return self._encode(texts, batch_size, None)
+        return self._encode(texts, batch_size, None, self.prompts[query])
 
     def embed_with_tokens(
-        self, texts: Sequence[str], batch_size: int = BATCH_SIZE
+        self, texts: Sequence[str], batch_size: int = BATCH_SIZE, *, query: bool = False
     ) -> tuple[np.ndarray, list[TokenVectors]]:
         """`embed`'s sentence embeddings, and each text's tokens as the last layer sees them
-        (unit vectors, `[CLS]` and `[SEP]` left out), from the same pass."""
+        (unit vectors, `[CLS]`, `[SEP]` and the prompt's tokens left out), from the same pass."""
         tokens: list[TokenVectors] = [TokenVectors([], np.zeros((0, self.hidden), np.float32))]
         tokens *= len(texts)
-        return self._encode(texts, batch_size, tokens), tokens
+        return self._encode(texts, batch_size, tokens, self.prompts[query]), tokens
 
     def _encode(
-        self, texts: Sequence[str], batch_size: int, tokens: list[TokenVectors] | None
+        self,
+        texts: Sequence[str],
+        batch_size: int,
+        tokens: list[TokenVectors] | None,
+        prompt: str = "",
     ) -> np.ndarray:
         """Sentence embeddings; with `tokens`, each text's token vectors put in it too."""
         result = np.zeros((len(texts), self.hidden), dtype=np.float32)
         if not texts:
             return result
+        skipped = 1  # [CLS], and the prompt's tokens after it
+        if prompt:
+            skipped += len(self.tokenizer.encode(prompt, add_special_tokens=False).ids)
+            texts = [prompt + text for text in texts]
         encodings = self.tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: sum(encodings[i].attention_mask))
         for start in range(0, len(order), batch_size):
@@ -202,9 +244,9 @@ class Embedder:
             ids = np.array([encodings[i].ids[:length] for i in chosen], dtype=np.int64)
             mask = np.array([encodings[i].attention_mask[:length] for i in chosen], np.float32)
             states = self._forward(ids, mask)
-            result[chosen] = _mean_pooled(states, mask)
+            result[chosen] = _cls(states) if self.pooling == "cls" else _mean_pooled(states, mask)
             for row, index in enumerate(chosen if tokens is not None else ()):
-                inside = slice(1, int(mask[row].sum()) - 1)  # between [CLS] and [SEP]
+                inside = slice(skipped, int(mask[row].sum()) - 1)  # up to [SEP]
                 norms = np.linalg.norm(states[row, inside], axis=1, keepdims=True)
                 vectors = states[row, inside] / np.clip(norms, 1e-12, None)
                 tokens[index] = TokenVectors(ids[row, inside].tolist(), vectors)
@@ -249,7 +291,15 @@ class TokenVectors:
 def _mean_pooled(states: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Mean pooling over the attention mask, then L2 normalisation."""
     summed = (states * mask[:, :, None]).sum(axis=1)
-    pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1e-9, None)
+    return _unit(summed / np.clip(mask.sum(axis=1, keepdims=True), 1e-9, None))
+
+
+def _cls(states: np.ndarray) -> np.ndarray:
+    """CLS pooling: the first token's last hidden state, L2-normalised."""
+    return _unit(states[:, 0])
+
+
+def _unit(pooled: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
     return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 

@@ -57,8 +57,71 @@ def embedder(folder: Path | None) -> Any | None:
                 logger.warning("hybrid search unavailable: no embedding model (see README)")
                 _embedder = False
                 return None
-            _embedder = Embedder.from_path(folder)
+            from indexing.engine.model_folder import ModelFolderError
+
+            try:
+                _embedder = Embedder.from_path(folder)
+            except ModelFolderError as error:
+                logger.warning("hybrid search unavailable: embedding model: %s", error)
+                _embedder = False
         return _embedder or None
+
+
+def _embed_into_cache(missing: list[str], known: int, model: Any) -> None:
+    """Embed `missing` (texts of like length side by side pad little) into the cache."""
+    from indexing.engine.token_match import entry_tokens
+
+    logger.info("catalog embeddings started: %d tool(s), %d already embedded", len(missing), known)
+    started = time.perf_counter()
+    for start in range(0, len(missing), EMBED_STEP):  # float32 tokens for a step only
+        step = missing[start : start + EMBED_STEP]
+        sentences, tokens = model.embed_with_tokens(step)
+        for text, vector, words in zip(step, sentences, tokens, strict=True):
+            _vector_cache[text] = (vector, entry_tokens(words))
+    logger.info(
+        "catalog embeddings finished: %d tool(s) in %.2f s",
+        len(missing),
+        time.perf_counter() - started,
+    )
+
+
+def _read_catalog_file(folder: Path, identity: str, texts: list[str]) -> Path:
+    """Fill the cache from the catalog's file in `folder`, if there is one; its path."""
+    from indexing.engine import catalog_vector_files as files
+
+    path = files.catalog_file(folder, identity, texts)
+    stored = files.load(path)
+    if stored is not None:
+        by_key = {files.text_key(text): text for text in texts}
+        for key, entry in stored.items():
+            if key in by_key:
+                _vector_cache.setdefault(by_key[key], entry)
+        logger.info(
+            "catalog embeddings read from disk: %d of %d tool(s) (%s)",
+            len(by_key.keys() & stored.keys()),
+            len(texts),
+            path.name,
+        )
+    return path
+
+
+def _write_catalog_file(path: Path, texts: list[str]) -> None:
+    """Keep the vectors of `texts` in `path` (a failure to write is logged, not raised)."""
+    from indexing.engine import catalog_vector_files as files
+
+    try:
+        files.save(path, {files.text_key(text): _vector_cache[text] for text in texts})
+    except OSError as error:
+        logger.warning("catalog embeddings not kept on disk (%s): %s", path, error)
+    else:
+        logger.info("catalog embeddings kept on disk: %d tool(s) (%s)", len(texts), path.name)
+
+
+def embedder_unavailable(folder: Path | None) -> bool:
+    """Whether `embedder(folder)` is known to give None without loading anything: loading
+    failed before, or the folder lacks the model's files."""
+    files = ("model.safetensors", "tokenizer.json")
+    return _embedder is False or folder is None or not all((folder / f).is_file() for f in files)
 
 
 def summary(document: str) -> str:
@@ -67,33 +130,27 @@ def summary(document: str) -> str:
 
 
 class CatalogVectors:
-    """Unit vectors of catalog entries, by label."""
+    """Unit vectors of catalog entries, by label. With `folder`, they are kept there on disk
+    by content digest (`indexing.engine.catalog_vector_files`): a catalog embedded once is
+    read back by a restarted or another worker instead of computed again."""
 
-    def __init__(self, documents: list[tuple[str, str]], model: Any) -> None:
+    def __init__(
+        self, documents: list[tuple[str, str]], model: Any, folder: Path | None = None
+    ) -> None:
         import numpy as np
 
-        from indexing.engine.token_match import TokenMatch, entry_tokens
+        from indexing.engine.token_match import TokenMatch
 
         texts = {label: summary(text) for label, text in documents if "/tool/" in label}
-        unknown = (text for text in dict.fromkeys(texts.values()) if text not in _vector_cache)
-        missing = sorted(unknown, key=len)  # steps of texts of like length pad little
+        unique = list(dict.fromkeys(texts.values()))
+        file = None
+        if folder is not None and getattr(model, "identity", None):
+            file = _read_catalog_file(folder, model.identity, unique)
+        missing = [text for text in unique if text not in _vector_cache]
         if missing:
-            logger.info(
-                "catalog embeddings started: %d tool(s), %d already embedded",
-                len(missing),
-                len(texts) - len(missing),
-            )
-            started = time.perf_counter()
-            for start in range(0, len(missing), EMBED_STEP):  # float32 tokens for a step only
-                step = missing[start : start + EMBED_STEP]
-                sentences, tokens = model.embed_with_tokens(step)
-                for text, vector, words in zip(step, sentences, tokens, strict=True):
-                    _vector_cache[text] = (vector, entry_tokens(words))
-            logger.info(
-                "catalog embeddings finished: %d tool(s) in %.2f s",
-                len(missing),
-                time.perf_counter() - started,
-            )
+            _embed_into_cache(sorted(missing, key=len), len(unique) - len(missing), model)
+            if file is not None:
+                _write_catalog_file(file, unique)
         self.labels = list(texts)
         held = [_vector_cache[texts[label]] for label in self.labels]
         self.matrix = np.stack([vector for vector, _ in held]) if held else None  # none deferred
@@ -109,7 +166,7 @@ class CatalogVectors:
         if self.matrix is None or not queries:
             return [[] for _ in queries]
         rankings = []
-        for vector, words in zip(*self._model.embed_with_tokens(queries), strict=True):
+        for vector, words in zip(*self._model.embed_with_tokens(queries, query=True), strict=True):
             cosines = self.matrix @ vector
             order = [
                 i

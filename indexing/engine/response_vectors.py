@@ -19,7 +19,11 @@ its `embed`, `embed_with_tokens` and `dimensions`).
 
 from __future__ import annotations
 
+import hashlib
 import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from indexing.engine.fusion import reciprocal_rank_fusion
@@ -34,6 +38,8 @@ DENSE_WEIGHT = 1.5
 FUSION_K = 10
 PIECES_PER_STEP = 64
 """Pieces embedded between two checks that the store is still open."""
+REUSED_BYTES = 64 * 2**20
+"""Piece vectors of recent contents kept for reuse, per process (about 37 MiB of text)."""
 RESCORED = 200
 """Chunks ranked token by token in a search: the best by whole-query cosine (every chunk of a
 search in one response of up to about 400 KB)."""
@@ -58,6 +64,10 @@ def pieces(body: str) -> list[str]:
     return [run for run in runs if run]
 
 
+def _go_on(cpu_seconds: float) -> None:
+    """No pause between steps."""
+
+
 class ResponseVectors:
     """Piece vectors of one store's responses, by label: unit vectors stored as int8 with a
     scale per piece (388 bytes a piece; as float32 the same rankings on the retrieval
@@ -67,19 +77,21 @@ class ResponseVectors:
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()  # notified when a label gets vectors or never will
         self._labels: dict[str, _Pieces] = {}
         self._keywords_only: set[str] = set()  # labels left without vectors (`skip`)
         self._closed = False
         self._model: Any = None  # the model of the vectors held (queries need the same one)
 
-    def add(self, store: SessionStore, label: str, model: Any) -> None:
+    def add(
+        self, store: SessionStore, label: str, model: Any, pace: Callable[[float], None] = _go_on
+    ) -> None:
         """Embed the chunks of `label` with `model` (blocking: seconds of CPU per MiB). Stops,
-        keeping nothing, once `close` was called or the document left the store."""
-        import numpy as np
-
-        from indexing.engine.int8_vectors import quantise
-
+        keeping nothing, once `close` was called or the document left the store. Contents
+        embedded recently (by any store of the process) take the vectors they got then.
+        `pace` gets the CPU seconds of each step of `PIECES_PER_STEP` pieces (and may sleep)."""
+        if self._closed:  # the store may be closed too
+            return
         with store.exclusive():
             if self._closed or label not in store.labels(label):
                 return
@@ -89,24 +101,65 @@ class ResponseVectors:
         for hit in hits:
             for piece in pieces(hit.body):
                 texts.append(piece)
-                owners.append(hit.chunk_id)
+                owners.append(hit.chunk_id - info.first_chunk)
+        key = _content_key(model, texts, owners)
+        found = _reused.get(key)
+        if found is None:
+            found = self._embed(texts, owners, model, pace)
+            if found is None:
+                return
+            _reused.put(key, found)
+        quantized, scales, relative, starts = found
+        with self._lock:
+            self._model = model
+            self._labels[label] = _Pieces(quantized, scales, relative + info.first_chunk, starts)
+            self._lock.notify_all()
+
+    def _embed(
+        self, texts: list[str], owners: list[int], model: Any, pace: Callable[[float], None]
+    ) -> _Pieces | None:
+        """The pieces' vectors, chunk ids relative to the document's first; None once closed."""
+        import numpy as np
+
+        from indexing.engine.int8_vectors import quantise
+
         parts = [np.zeros((0, model.dimensions), np.float32)]
         for start in range(0, len(texts), PIECES_PER_STEP):
             if self._closed:
-                return
+                return None
+            started = time.thread_time()
             parts.append(model.embed(texts[start : start + PIECES_PER_STEP]))
-        matrix = np.concatenate(parts)
-        quantized, scales = quantise(matrix)
+            pace(time.thread_time() - started)
+        quantized, scales = quantise(np.concatenate(parts))
         chunk_ids, starts = np.unique(np.array(owners, dtype=np.int64), return_index=True)
+        return _Pieces(quantized, scales, chunk_ids, starts)
+
+    def pending(self, labels: list[str]) -> list[str]:
+        """Those of `labels` still waiting for vectors (neither embedded nor skipped)."""
         with self._lock:
-            self._model = model
-            self._labels[label] = _Pieces(quantized, scales, chunk_ids, starts)
+            return [
+                label
+                for label in labels
+                if label not in self._labels and label not in self._keywords_only
+            ]
+
+    def wait(self, labels: list[str], timeout: float) -> None:
+        """Block until none of `labels` is pending, or `timeout` seconds passed."""
+        with self._lock:
+            self._lock.wait_for(
+                lambda: (
+                    all(label in self._labels or label in self._keywords_only for label in labels)
+                    or self._closed
+                ),
+                timeout,
+            )
 
     def skip(self, label: str) -> None:
         """Leave `label` without vectors for good: searches rank its chunks by keywords alone
         and need not wait for it."""
         with self._lock:
             self._keywords_only.add(label)
+            self._lock.notify_all()
 
     def ready(self, labels: list[str]) -> bool:
         """Whether every one of `labels` (at least one) has its vectors, or never will, and
@@ -128,7 +181,7 @@ class ResponseVectors:
         held = [pieces for pieces in held if len(pieces.chunk_ids)]
         if not held or not queries:
             return [[] for _ in queries]
-        sentences, tokens = model.embed_with_tokens(queries)
+        sentences, tokens = model.embed_with_tokens(queries, query=True)
         return [
             _ranked(held, sentence, words.vectors if len(words.ids) else sentence[None], limit)
             for sentence, words in zip(sentences, tokens, strict=True)
@@ -150,6 +203,47 @@ class ResponseVectors:
     def close(self) -> None:
         """Stop any `add` in progress at its next step; later ones keep nothing."""
         self._closed = True
+        with self._lock:
+            self._lock.notify_all()
+
+
+class _RecentPieces:
+    """The piece vectors of recently embedded contents, by content key, up to `max_bytes`:
+    a response read again (the same file under a new label, in any session of the worker)
+    takes them instead of being embedded again."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._lock = threading.Lock()
+        self._held: OrderedDict[str, _Pieces] = OrderedDict()
+        self.max_bytes = max_bytes
+
+    def get(self, key: str) -> _Pieces | None:
+        with self._lock:
+            found = self._held.get(key)
+            if found is not None:
+                self._held.move_to_end(key)
+            return found
+
+    def put(self, key: str, found: _Pieces) -> None:
+        with self._lock:
+            self._held[key] = found
+            while self._held and sum(map(_nbytes, self._held.values())) > self.max_bytes:
+                self._held.popitem(last=False)
+
+
+def _nbytes(held: _Pieces) -> int:
+    return sum(array.nbytes for array in held)
+
+
+def _content_key(model: Any, texts: list[str], owners: list[int]) -> str:
+    """What decides a document's piece vectors: the model and every piece with its chunk."""
+    digest = hashlib.sha256(str(getattr(model, "identity", None) or id(model)).encode())
+    for owner, text in zip(owners, texts, strict=True):
+        digest.update(f"{owner}\0{text}\0".encode())
+    return digest.hexdigest()
+
+
+_reused = _RecentPieces(REUSED_BYTES)
 
 
 def hybrid_response_hits(

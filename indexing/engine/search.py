@@ -1,6 +1,7 @@
 """IndexSearch: several queries in one call, hits ranked best-first, repeats referenced."""
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from indexing.engine.arguments import parse_limit, parse_queries, parse_source
 from indexing.engine.errors import IndexToolError, list_labels
@@ -12,9 +13,17 @@ MAX_HITS = 20
 CONTEXT_CHARS = 3000
 
 
-Ranker = Callable[[list[str], str | None, int], list[list[Hit]]]
-"""(queries, source prefix, limit) -> each query's hits, best first; the store's own search
-by default. It gets every query of a call at once, so that it can embed them in one pass."""
+class Ranked(NamedTuple):
+    """Each query's hits, best first, and what the answer should say of how they were ranked
+    (that keywords alone ranked them, say), if anything."""
+
+    hits: list[list[Hit]]
+    note: str | None = None
+
+
+Ranker = Callable[[list[str], str | None, int], Ranked]
+"""(queries, source prefix, limit) -> each query's hits; the store's own search by default.
+It gets every query of a call at once, so that it can embed them in one pass."""
 
 
 def search_with_labels(
@@ -39,12 +48,14 @@ def search_with_labels(
     sections = []
     labels: dict[str, None] = {}
     if rank is None:
-        ranked = [store.search(text, source=prefix, limit=hits_per_query) for text in texts]
+        ranked = Ranked([store.search(text, source=prefix, limit=hits_per_query) for text in texts])
     else:
         ranked = rank(texts, prefix, hits_per_query)
-    for query_number, (text, hits) in enumerate(zip(texts, ranked, strict=True), start=1):
+    for query_number, (text, hits) in enumerate(zip(texts, ranked.hits, strict=True), start=1):
         labels.update(dict.fromkeys(hit.label for hit in hits))
         sections.append(_render_query(query_number, text, hits, shown))
+    if ranked.note:
+        sections.append(ranked.note)
     return "\n\n".join(sections), list(labels)
 
 

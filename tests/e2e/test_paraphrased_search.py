@@ -89,8 +89,13 @@ async def test_with_vector_search_a_question_keywords_miss_is_answered_once_vect
     assert not covers(keywords, wanted)
     async with live.client("grace") as client:
         label = await index(client, shared_files, name)
-        # Right after the placeholder the vectors are not there (seconds of CPU): keywords.
-        assert await top_five(client, label, question) == keywords
+        # Right after the placeholder the vectors are not there (seconds of CPU, beyond the
+        # search's wait): keywords, and the answer says so.
+        early = text_of(
+            await client.call_tool("IndexSearch", {"queries": [question], "source": label})
+        )
+        assert hit_ranges(early, label) == keywords
+        assert "Ranked by keywords alone: this response's vectors are still being computed" in early
         # No event tells a client they are ready: ask again until they count.
         with anyio.fail_after(300):  # minutes on a loaded 2-CPU machine
             while not covers(found := await top_five(client, label, question), wanted):
@@ -99,4 +104,5 @@ async def test_with_vector_search_a_question_keywords_miss_is_answered_once_vect
         arguments = {"queries": ["release notes of the previous version", question]}
         both = text_of(await client.call_tool("IndexSearch", {**arguments, "source": label}))
         assert covers(hit_ranges(both.split("\nQuery 2: ")[1], label), wanted), both[:500]
+        assert "Ranked by keywords alone" not in both
     assert found != keywords

@@ -5,6 +5,7 @@ import asyncio
 import re
 import threading
 
+import anyio
 import mcp_types as types
 import pytest
 
@@ -12,6 +13,7 @@ from clients.context_settings import resolve_settings
 from gateway.catalog.view import Activation
 from gateway.sessions.index import SessionIndex, catalog_template
 from indexing.api import response_embeddings
+from indexing.api.embedding_queue import Job, embedding_queue
 from indexing.api.session_store import CatalogTemplate
 
 pytestmark = pytest.mark.anyio
@@ -92,6 +94,9 @@ async def test_the_store_holds_what_the_configured_bound_allows(settings) -> Non
     await index.aclose()
 
 
+NOT_READY = "Ranked by keywords alone"
+
+
 async def _searched_after_embedding(model, settings, monkeypatch) -> tuple[str, str]:
     """IndexSearch's text for a question in other words than its answer line, right after
     the placeholder and once the embedding thread has handled the response (model: what
@@ -103,8 +108,11 @@ async def _searched_after_embedding(model, settings, monkeypatch) -> tuple[str, 
 
     settings.VECTOR_SEARCH_DEFAULT = True
     monkeypatch.setattr(response_embeddings, "embedder", lambda folder: model)
-    started, done = threading.Event(), threading.Event()
-    response_embeddings._submit(lambda: started.wait(30))  # the response's turn comes later
+    monkeypatch.setattr(response_embeddings, "embedder_unavailable", lambda folder: False)
+    running, started = threading.Event(), threading.Event()
+    queue = embedding_queue(settings.RESPONSE_VECTORS_QUEUE)
+    queue.submit(Job("earlier", 1, lambda: (running.set(), started.wait(30)), lambda: None))
+    assert await asyncio.to_thread(running.wait, 30)  # the response's turn comes after it
     index = SessionIndex(resolve_settings(None, None))
     assert index.settings.vector_search
     result = types.CallToolResult(content=[types.TextContent(type="text", text=text)])
@@ -113,9 +121,9 @@ async def _searched_after_embedding(model, settings, monkeypatch) -> tuple[str, 
     search = {"queries": ["check the integrity"], "source": label}
     before = await _call(index, "IndexSearch", search)
     started.set()
-    response_embeddings._submit(done.set)  # queued after the response's embedding
-    assert await asyncio.to_thread(done.wait, 30)
-    after = await _call(index, "IndexSearch", search)
+    with anyio.fail_after(30):  # until the queue's thread has handled the response
+        while NOT_READY in (after := await _call(index, "IndexSearch", search)):
+            await anyio.sleep(0.05)
     await index.aclose()
     return before, after
 
@@ -127,12 +135,13 @@ async def test_with_vector_search_on_a_response_is_searched_by_meaning_once_embe
 
     before, after = await _searched_after_embedding(ConceptModel(), settings, monkeypatch)
     assert "No matches." in before  # no word in common: keywords alone find nothing
+    assert f"{NOT_READY}: this response's vectors are still being computed" in before
     assert "crc32" in after.split("\n[2]")[0]  # the answer's chunk is the first hit
 
 
 async def test_with_vector_search_on_and_no_model_keywords_rank(settings, monkeypatch) -> None:
     before, after = await _searched_after_embedding(None, settings, monkeypatch)
-    assert before == after and "No matches." in after
+    assert before.startswith(after) and "No matches." in after  # and a note, then none
 
 
 async def test_a_response_above_the_vectors_bound_is_searched_by_keywords(

@@ -38,7 +38,9 @@ class ConceptModel:
         self.embedded += texts
         return _unit(np.array([self._counts(_words(text)) for text in texts], np.float32))
 
-    def embed_with_tokens(self, texts: list[str]) -> tuple[np.ndarray, list[TokenVectors]]:
+    def embed_with_tokens(
+        self, texts: list[str], *, query: bool = False
+    ) -> tuple[np.ndarray, list[TokenVectors]]:
         """As the real model: sentence vectors, and each word as a token vector of its own."""
         tokens = []
         for text in texts:
