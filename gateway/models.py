@@ -10,6 +10,12 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from gateway.operations.audit.models import AuditEvent  # noqa: F401  (the app's models are found here)
+from gateway.upstream_auth.models import (  # noqa: F401
+    AuthServerClient,
+    Grant,
+    PendingAuthorization,
+    UpstreamAuth,
+)
 from gateway.upstream_config.env_placeholders import expand
 from localrouter.tool_names import TOOL_NAME_SEPARATOR
 

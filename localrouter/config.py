@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import os
 import re
@@ -237,3 +238,20 @@ def fail(error: ConfigError) -> None:
     """Stop start-up with one clear line instead of a traceback."""
     sys.stderr.write(f"localrouter: configuration error: {error}\n")
     raise SystemExit(2)
+
+
+def fernet_keys(name: str) -> list[str]:
+    """Comma-separated Fernet keys (`Fernet.generate_key()`), each checked; [] when unset."""
+    keys = listing(name, [])
+    for position, key in enumerate(keys, 1):
+        try:
+            valid = len(base64.urlsafe_b64decode(key.encode())) == 32
+        except ValueError:
+            valid = False
+        if not valid:
+            raise ConfigError(
+                f"{name}: key {position} is not a Fernet key (32 url-safe base64 bytes; "
+                'make one with: python -c "from cryptography.fernet import Fernet; '
+                'print(Fernet.generate_key().decode())")'
+            )
+    return keys

@@ -87,6 +87,13 @@ try:
     # (OAuth: the resource URL, redirect and callback addresses, the Client ID Metadata
     # Document). Unset: taken from each request's Host (localrouter/public_url.py).
     PUBLIC_URL = config.public_url("LOCALROUTER_PUBLIC_URL")
+    # Keys that encrypt OAuth grants and client secrets at rest (comma-separated Fernet keys:
+    # the first encrypts, all decrypt; unset: one derived from SECRET_KEY). docs/oauth.md.
+    ENCRYPTION_KEYS = config.fernet_keys("LOCALROUTER_ENCRYPTION_KEYS")
+    # Refreshes of one grant take turns across workers under this Redis key prefix (REDIS_URL).
+    GRANT_LOCK_PREFIX = config.env.str(
+        "LOCALROUTER_GRANT_LOCK_PREFIX", default="localrouter:grant-refresh:"
+    )
     # Failed admin logins: this many from one address, or for one user name, within the
     # window lock further attempts for the lockout (localrouter/admin_login.py). 0: never.
     LOGIN_FAILURE_LIMIT = int(config.number("LOCALROUTER_LOGIN_FAILURE_LIMIT", 5, minimum=0))
