@@ -37,6 +37,7 @@ from gateway.sessions.reverse_requests import CallerRegistry
 from gateway.sessions.server import GatewayServer, build_server
 from gateway.sessions.session import SessionServices
 from gateway.upstream_config.enabled import EnabledUpstreams
+from gateway.upstream_config.grants import bearer_for
 from gateway.upstreams import UpstreamPool
 
 __all__ = ["Gateway", "current_client", "get_gateway", "running_gateway"]
@@ -61,7 +62,7 @@ class Gateway:
             ),
             on_log=self._pass_log,
         )
-        self.pool = UpstreamPool(hooks=hooks)
+        self.pool = UpstreamPool(hooks=hooks, bearer_for=bearer_for)
         self.listings = Listings(
             self.pool,
             budget=settings.UPSTREAM_START_BUDGET,

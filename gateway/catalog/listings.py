@@ -103,6 +103,12 @@ class Listings:
         listing = self._listings.get(spec.name)
         return listing if listing is not None and listing.spec == spec else None
 
+    def known(self, spec: UpstreamSpec) -> UpstreamListing | None:
+        """The listing of `spec` read so far, if it was read without an error (none is
+        started: for an upstream this client cannot start, e.g. lacking a grant)."""
+        listing = self._cached(spec)
+        return listing if listing is not None and listing.error is None else None
+
     async def _one(self, spec: UpstreamSpec) -> UpstreamListing:
         lock = self._locks.setdefault(spec.name, anyio.Lock())
         async with lock:

@@ -33,6 +33,29 @@ def refusal(message: str) -> types.ErrorData:
     return types.ErrorData(code=types.INVALID_REQUEST, message=message)
 
 
+async def ask_caller[T](
+    ctx: Any,
+    request: types.InputRequest,
+    result_type: type[T],
+    capability: types.ClientCapabilities,
+    feature: str,
+) -> T | types.ErrorData:
+    """Ask the client whose call `ctx` is (an SDK request context, or a parked 2026-07-28
+    call); an error when it does not support `feature` or answers with one."""
+    if not ctx.session.check_client_capability(capability):
+        return refusal(f"the client connected to LocalRouter does not support {feature}")
+    if isinstance(ctx, ParkedCall):  # 2026-07-28: asked at the end of the call's round
+        return result_type.model_validate(await ctx.ask(request), by_name=False)
+    try:
+        return await ctx.session.send_request(
+            request,
+            result_type,
+            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+        )
+    except MCPError as error:
+        return error.error
+
+
 class CallerRegistry:
     """Which client requests are waiting on which upstream right now."""
 
@@ -65,18 +88,7 @@ class CallerRegistry:
         ctx = self.caller(upstream)
         if isinstance(ctx, types.ErrorData):
             return ctx
-        if not ctx.session.check_client_capability(capability):
-            return refusal(f"the client connected to LocalRouter does not support {feature}")
-        if isinstance(ctx, ParkedCall):  # 2026-07-28: asked at the end of the call's round
-            return result_type.model_validate(await ctx.ask(request), by_name=False)
-        try:
-            return await ctx.session.send_request(
-                request,
-                result_type,
-                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
-            )
-        except MCPError as error:
-            return error.error
+        return await ask_caller(ctx, request, result_type, capability, feature)
 
     async def sampling(self, upstream: str, params: types.CreateMessageRequestParams):
         return await self._forward(

@@ -9,7 +9,7 @@ from gateway.upstreams.backoff import Backoff
 from gateway.upstreams.bearer import BearerSource, BearerUnavailable
 from gateway.upstreams.connection import UpstreamConnection
 from gateway.upstreams.errors import ErrorKind, UpstreamError
-from gateway.upstreams.hooks import ListKind, UpstreamHooks, caller_route
+from gateway.upstreams.hooks import ListKind, UpstreamHooks
 from gateway.upstreams.pool import UpstreamPool
 from gateway.upstreams.spec import GrantRef, UpstreamSpec
 from gateway.upstreams.stderr import stderr_mark, stderr_tail
@@ -26,7 +26,6 @@ __all__ = [
     "UpstreamHooks",
     "UpstreamPool",
     "UpstreamSpec",
-    "caller_route",
     "stderr_mark",
     "stderr_tail",
 ]

@@ -8,6 +8,8 @@ from typing import Literal
 
 import mcp_types as types
 
+from gateway.upstreams.spec import caller_route
+
 ListKind = Literal["tools", "resources", "prompts"]
 
 ListChangedHook = Callable[[str, ListKind], Awaitable[None]]
@@ -68,10 +70,3 @@ class UpstreamHooks:
             elicitation=routed(self.elicitation),
             list_roots=routed(self.list_roots),
         )
-
-
-def caller_route(upstream: str, member: int | None) -> str:
-    """The name a call waits under for what its upstream connection asks back: the
-    upstream's, or for a connection carrying a member's grant, the upstream's and the
-    member's ('#' never occurs in an upstream name)."""
-    return upstream if member is None else f"{upstream}#member-{member}"

@@ -18,6 +18,13 @@ MIN_SECRET_LENGTH = 4
 """Shorter env or header values are not redacted from messages: they would mangle the text."""
 
 
+def caller_route(upstream: str, member: int | None) -> str:
+    """The name a call waits under for what its upstream connection asks back: the
+    upstream's, or for a connection carrying a member's grant, the upstream's and the
+    member's ('#' never occurs in an upstream name)."""
+    return upstream if member is None else f"{upstream}#member-{member}"
+
+
 @dataclass(frozen=True)
 class GrantRef:
     """Which OAuth grant an HTTP upstream's connection carries (see `bearer.py`).
@@ -81,6 +88,11 @@ class UpstreamSpec:
     def key(self) -> tuple[str, int | None]:
         """What tells its pooled connections apart: the name, and whose grant it carries."""
         return (self.name, self.grant.holder if self.grant is not None else None)
+
+    @property
+    def caller_route(self) -> str:
+        """What a call to its connection waits under for what the upstream asks back."""
+        return caller_route(*self.key)
 
     @property
     def start_limit(self) -> float:
