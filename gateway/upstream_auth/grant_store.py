@@ -51,13 +51,13 @@ def apply_tokens(grant: Grant, tokens: Tokens) -> None:
     grant.expires_at = expires_at(tokens)
     if tokens.scope:
         grant.scope = tokens.scope
+    grant.tokens_issued_at = timezone.now()
     grant.needs_reauthorization = False
     grant.problem = ""
 
 
 async def save_refreshed(grant: Grant, tokens: Tokens) -> None:
     apply_tokens(grant, tokens)
-    grant.refreshed_at = timezone.now()
     await grant.asave()
 
 

@@ -108,9 +108,10 @@ class Grant(Sealed, models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    refreshed_at = models.DateTimeField(null=True, blank=True)
+    tokens_issued_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = "connection"
         constraints = [
             models.UniqueConstraint(fields=["upstream", "member"], name="one_grant_per_member"),
             models.UniqueConstraint(

@@ -19,6 +19,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from gateway.upstream_auth import grant_store
+from gateway.upstream_auth.discovery import DiscoveryError
+from gateway.upstream_auth.machine import connect_machine
 from gateway.upstream_auth.models import Grant, GrantMode, UpstreamAuth
 from gateway.upstream_auth.refresh import refreshed
 from localrouter.encryption import UndecryptableSecret
@@ -65,9 +67,19 @@ async def access_token(upstream_id: int, member_id: int | None) -> str:
     """
     grant, name = await _usable_grant(upstream_id, member_id)
     token = _opened_access(grant, name)
-    if grant.expires_at is not None and grant.expires_at - timezone.now() < REFRESH_AHEAD:
+    if _expiring(grant):
         return await _refresh(grant, name, token)
     return token
+
+
+def _expiring(grant: Grant) -> bool:
+    """Whether the grant's token expires within a minute, or within half its lifetime for
+    tokens that live less than two minutes (so that they are not refreshed on every call)."""
+    if grant.expires_at is None:
+        return False
+    issued = grant.tokens_issued_at or grant.created_at
+    ahead = min(REFRESH_AHEAD, (grant.expires_at - issued) / 2)
+    return grant.expires_at - timezone.now() < ahead
 
 
 async def token_rejected(upstream_id: int, member_id: int | None, token: str) -> str:
@@ -90,6 +102,8 @@ async def _usable_grant(upstream_id: int, member_id: int | None) -> tuple[Grant,
             name, upstream_id, "each member connects it, and this client belongs to no member"
         )
     grant = await grant_store.find_grant(upstream_id, grant_store.grant_member(mode, member_id))
+    if grant is None and mode == GrantMode.MACHINE:
+        grant = await _machine_grant(upstream_id, name)
     if grant is None:
         who = "you have not" if mode == GrantMode.MEMBER else "nobody has"
         raise AuthorizationRequired(name, upstream_id, f"{who} connected it yet")
@@ -98,6 +112,14 @@ async def _usable_grant(upstream_id: int, member_id: int | None) -> tuple[Grant,
             name, upstream_id, f"the grant needs re-authorization ({grant.problem})"
         )
     return grant, name
+
+
+async def _machine_grant(upstream_id: int, name: str) -> Grant:
+    auth = await UpstreamAuth.objects.select_related("upstream").aget(upstream_id=upstream_id)
+    try:
+        return await connect_machine(auth, auth.upstream.url)
+    except DiscoveryError as error:
+        raise AuthorizationRequired(name, upstream_id, str(error)) from None
 
 
 def _opened_access(grant: Grant, name: str) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from gateway.catalog.listings import PENDING
 from gateway.models import Upstream
 from gateway.runtime import running_gateway
+from gateway.upstream_auth.grant_store import upstream_grant_problems
 from gateway.upstream_config.preflight import start_problem
 from gateway.upstreams import stderr_tail
 
@@ -74,6 +75,9 @@ def health_badge(upstream: Upstream) -> HealthBadge:
     """How `upstream` is doing in this worker or, not started yet, whether it could start."""
     if not upstream.enabled:
         return HealthBadge("disabled", "disabled")
+    stale = upstream_grant_problems(upstream.pk)
+    if stale:
+        return _failing(f"needs re-authorization: {', '.join(stale)}")
     status = upstream_status(upstream.name)
     if status.state == "connected":
         return HealthBadge("ok", f"ok: {status.tools} tool{'' if status.tools == 1 else 's'}")

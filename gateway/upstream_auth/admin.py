@@ -1,0 +1,103 @@
+"""Admin of upstream OAuth: the upstream's OAuth settings (an inline on its page) and
+"Connections" (My connections, Connect, the callback, Disconnect)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from django import forms
+from django.contrib import admin
+from django.urls import path
+from django.views.decorators.http import require_GET, require_POST
+
+from gateway.upstream_auth import views
+from gateway.upstream_auth.models import Grant, UpstreamAuth
+
+
+class UpstreamAuthForm(forms.ModelForm):
+    """The client secret is written, never shown: empty keeps what is stored."""
+
+    client_secret = forms.CharField(
+        required=False,
+        strip=True,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Stored encrypted and never shown again; leave empty to keep the stored one.",
+    )
+    clear_client_secret = forms.BooleanField(required=False, label="Remove the stored secret")
+
+    class Meta:
+        model = UpstreamAuth
+        fields = ["mode", "client_id", "client_secret", "clear_client_secret", "scopes"]
+
+    def save(self, commit: bool = True):
+        auth = super().save(commit=False)
+        if self.cleaned_data.get("clear_client_secret"):
+            auth.seal("client_secret", "")
+        elif self.cleaned_data.get("client_secret"):
+            auth.seal("client_secret", self.cleaned_data["client_secret"])
+        if commit:
+            auth.save()
+        return auth
+
+
+class UpstreamAuthInline(admin.StackedInline):
+    model = UpstreamAuth
+    form = UpstreamAuthForm
+    can_delete = False
+    verbose_name = "OAuth"
+    verbose_name_plural = "OAuth (hosted servers that answer 401)"
+    extra = 0
+    max_num = 1
+
+
+@admin.register(Grant)
+class GrantAdmin(admin.ModelAdmin):
+    """ "Connections": every staff member sees and manages their own."""
+
+    def has_module_permission(self, request) -> bool:
+        return request.user.is_active and request.user.is_staff
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return self.has_module_permission(request)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        return views.my_connections_view(self.admin_site, request)
+
+    def get_urls(self):
+        site = self.admin_site
+
+        wrap = site.admin_view
+
+        return [
+            path(
+                "connect/<int:upstream_id>/",
+                wrap(partial(views.connect_view, site)),
+                name="gateway_grant_connect",
+            ),
+            path(
+                "callback/",
+                wrap(require_GET(partial(views.callback_view, site))),
+                name="gateway_grant_callback",
+            ),
+            path(
+                "disconnect/<int:upstream_id>/",
+                wrap(require_POST(partial(views.disconnect_view, site))),
+                name="gateway_grant_disconnect",
+            ),
+            # Read by authorization servers: no login.
+            path(
+                "client-metadata.json",
+                require_GET(views.client_metadata_view),
+                name="gateway_grant_client_metadata",
+            ),
+            *super().get_urls(),
+        ]

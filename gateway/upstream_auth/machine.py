@@ -1,0 +1,56 @@
+"""Machine grants: `client_credentials` with the client a superuser entered for the upstream."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError
+
+from gateway.upstream_auth.audience import foreign_audience
+from gateway.upstream_auth.discovery import DiscoveryError, discover
+from gateway.upstream_auth.grant_store import apply_tokens
+from gateway.upstream_auth.models import Grant, GrantMode, UpstreamAuth
+from gateway.upstream_auth.token_endpoint import (
+    ClientCredentials,
+    TokenEndpointError,
+    request_tokens,
+)
+
+
+async def connect_machine(auth: UpstreamAuth, upstream_url: str, user=None) -> Grant:
+    """A fresh machine grant for the upstream of `auth` (replacing any earlier one).
+
+    Raises:
+        DiscoveryError: no entered client, no authorization server found, the token was
+            refused or is for another resource.
+    """
+    if not auth.client_id:
+        raise DiscoveryError("a machine grant needs the client id and secret entered for it")
+    server = await discover(upstream_url)
+    client = ClientCredentials(auth.client_id, auth.opened("client_secret"))
+    scope = auth.scopes or server.scope
+    form = {"grant_type": "client_credentials", "resource": server.resource}
+    if scope:
+        form["scope"] = scope
+    try:
+        tokens = await request_tokens(server.token_endpoint, form, client)
+    except TokenEndpointError as error:
+        raise DiscoveryError(f"client credentials refused: {error}") from None
+    audience = foreign_audience(tokens.access_token, server.resource)
+    if audience is not None:
+        raise DiscoveryError(f"the token is for another resource ({audience})")
+    grant = await Grant.objects.filter(upstream_id=auth.upstream_id, member=None).afirst()
+    grant = grant or Grant(upstream_id=auth.upstream_id, member=None)
+    grant.mode = GrantMode.MACHINE
+    grant.issuer = server.issuer
+    grant.resource = server.resource
+    grant.token_endpoint = server.token_endpoint
+    grant.revocation_endpoint = server.revocation_endpoint
+    grant.client_id = client.client_id
+    grant.seal("client_secret", client.client_secret)
+    grant.scope = scope
+    grant.connected_by = user
+    apply_tokens(grant, tokens)
+    try:
+        await grant.asave()
+    except IntegrityError:  # another worker stored one first: use it
+        return await Grant.objects.aget(upstream_id=auth.upstream_id, member=None)
+    return grant
