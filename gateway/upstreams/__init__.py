@@ -11,7 +11,7 @@ from gateway.upstreams.connection import UpstreamConnection
 from gateway.upstreams.errors import ErrorKind, UpstreamError
 from gateway.upstreams.hooks import ListKind, UpstreamHooks
 from gateway.upstreams.pool import UpstreamPool
-from gateway.upstreams.spec import GrantRef, UpstreamSpec
+from gateway.upstreams.spec import GrantRef, UpstreamSpec, split_caller_route
 from gateway.upstreams.stderr import stderr_mark, stderr_tail
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "UpstreamHooks",
     "UpstreamPool",
     "UpstreamSpec",
+    "split_caller_route",
     "stderr_mark",
     "stderr_tail",
 ]

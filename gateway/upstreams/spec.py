@@ -18,11 +18,20 @@ MIN_SECRET_LENGTH = 4
 """Shorter env or header values are not redacted from messages: they would mangle the text."""
 
 
+MEMBER_ROUTE = "#member-"
+
+
 def caller_route(upstream: str, member: int | None) -> str:
     """The name a call waits under for what its upstream connection asks back: the
     upstream's, or for a connection carrying a member's grant, the upstream's and the
     member's ('#' never occurs in an upstream name)."""
-    return upstream if member is None else f"{upstream}#member-{member}"
+    return upstream if member is None else f"{upstream}{MEMBER_ROUTE}{member}"
+
+
+def split_caller_route(route: str) -> tuple[str, int | None]:
+    """The upstream and member of a `caller_route`."""
+    upstream, _, member = route.partition(MEMBER_ROUTE)
+    return upstream, int(member) if member else None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from gateway.upstreams import (
     UpstreamHooks,
     UpstreamPool,
     UpstreamSpec,
+    split_caller_route,
 )
 from tests.fixtures.http_server import run_oauth_server
 from tests.fixtures.oauth_tokens import obtain_tokens
@@ -159,6 +160,8 @@ async def test_what_a_members_upstream_asks_back_is_routed_to_that_members_calls
     await hooks.elicitation("hosted", question)
     assert asked == ["hosted#member-7"]
     assert spec_route(7) == "hosted#member-7" and spec_route(None) == "hosted"
+    assert split_caller_route(spec_route(7)) == ("hosted", 7)
+    assert split_caller_route(spec_route(None)) == ("hosted", None)
 
 
 def spec_route(member: int | None) -> str:
