@@ -20,7 +20,13 @@ from mcp_types import METHOD_NOT_FOUND
 from gateway.catalog.listing_reads import LateFn, ListingReads
 from gateway.catalog.tool_quirks import first_of_each_name
 from gateway.catalog.upstream_listing import UpstreamListing
-from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
+from gateway.upstreams import (
+    BearerSource,
+    UpstreamConnection,
+    UpstreamError,
+    UpstreamPool,
+    UpstreamSpec,
+)
 
 logger = logging.getLogger(__name__)
 PENDING = "still starting; its tools join the session when it is ready"
@@ -154,9 +160,10 @@ class Listings:
         await self._reads.aclose()
 
 
-async def upstream_probe(spec: UpstreamSpec) -> UpstreamListing:
-    """Start the upstream, read every list it declares, ping it and stop it again."""
-    connection = UpstreamConnection(spec)
+async def upstream_probe(spec: UpstreamSpec, bearer: BearerSource | None = None) -> UpstreamListing:
+    """Start the upstream, read every list it declares, ping it and stop it again (its HTTP
+    requests carrying `bearer`'s token, for an upstream with OAuth grants)."""
+    connection = UpstreamConnection(spec, bearer=bearer)
     try:
         listing = await read_listing(connection)
         if listing.error is None:

@@ -69,7 +69,7 @@ class GrantBearer:
             raise BearerUnavailable(str(required)) from None
 
 
-def bearer_for(spec: UpstreamSpec) -> GrantBearer:
-    """The pool's `bearer_for`: the token source of a spec that carries a grant."""
-    assert spec.grant is not None
-    return GrantBearer(spec.grant)
+def bearer_for(spec: UpstreamSpec) -> GrantBearer | None:
+    """The token source of a spec's connection (the pool's `bearer_for`); None for a spec
+    that carries no grant."""
+    return GrantBearer(spec.grant) if spec.grant is not None else None

@@ -15,7 +15,7 @@ from gateway.upstreams.spec import UpstreamSpec
 logger = logging.getLogger(__name__)
 
 ConnectionFactory = Callable[..., UpstreamConnection]
-BearerFactory = Callable[[UpstreamSpec], BearerSource]
+BearerFactory = Callable[[UpstreamSpec], BearerSource | None]
 """Builds the token source of a spec that carries a grant (`UpstreamSpec.grant`)."""
 
 

@@ -21,9 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from gateway.models import Upstream
 from localrouter.encryption import derived_key
-from tests.e2e.live import start_daphne, start_gateway, stop_gateway
-from tests.e2e.loopback_proxies import round_robin
-from tests.fixtures.http_server import free_port, run_oauth_server, stop_process
+from tests.e2e.live import behind_a_balancer, running_gateway
+from tests.fixtures.http_server import run_oauth_server
 from tests.fixtures.oauth_tokens import obtain_tokens, store_grant
 
 pytestmark = pytest.mark.anyio
@@ -62,7 +61,7 @@ def own_clients() -> None:
 def workers(tmp_path_factory, hosted, brief):
     if not REDIS:
         pytest.skip("TEST_REDIS_URL is not set (CI sets it to the machine's Redis)")
-    gateway = start_gateway(
+    with running_gateway(
         tmp_path_factory.mktemp("grants"),
         [
             {"name": "hosted", "transport": "http", "url": hosted.url},
@@ -75,27 +74,15 @@ def workers(tmp_path_factory, hosted, brief):
         # The grants are sealed in this process (store_grant): the gateway opens them.
         LOCALROUTER_ENCRYPTION_KEYS=",".join(settings.ENCRYPTION_KEYS)
         or derived_key(settings.SECRET_KEY),
-    )
-    gateway.orm(own_clients)
-    gateway.orm(lambda: per_member("unlisted"))  # nobody connects it
-    for member in ("ann", "ben"):
-        tokens = obtain_tokens(hosted.url, member)
-        gateway.orm(lambda tokens=tokens, member=member: store_grant("hosted", member, tokens))
-    gateway.orm(lambda: store_grant("brief", "ann", obtain_tokens(brief.url, "ann")))
-    second_port = free_port()
-    second = start_daphne(gateway, second_port, gateway.data_dir / "daphne-2.log")
-    first_port = int(gateway.url.rsplit(":", 1)[1].split("/")[0])
-    try:
-        with round_robin([first_port, second_port]) as balancer:
-            gateway.extra.update(
-                first=gateway.url,
-                second=f"http://127.0.0.1:{second_port}/mcp",
-                balanced=f"http://127.0.0.1:{balancer}/mcp",
-            )
+    ) as gateway:
+        gateway.orm(own_clients)
+        gateway.orm(lambda: per_member("unlisted"))  # nobody connects it
+        for member in ("ann", "ben"):
+            tokens = obtain_tokens(hosted.url, member)
+            gateway.orm(lambda tokens=tokens, member=member: store_grant("hosted", member, tokens))
+        gateway.orm(lambda: store_grant("brief", "ann", obtain_tokens(brief.url, "ann")))
+        with behind_a_balancer(gateway):
             yield gateway
-    finally:
-        stop_process(second)
-        stop_gateway(gateway)
 
 
 @asynccontextmanager
