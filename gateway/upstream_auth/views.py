@@ -50,8 +50,8 @@ def my_connections_view(admin_site, request: HttpRequest) -> HttpResponse:
 
 
 def connect_view(admin_site, request: HttpRequest, upstream_id: int) -> HttpResponse:
-    """GET: a page with one Connect button (links in tool errors land here). POST: off to the
-    authorization server (a machine grant is fetched at once instead).
+    """GET: a page with one Connect button (links in tool errors land here). POST: a page that
+    sends the browser on to the authorization server (a machine grant is fetched at once).
 
     Raises:
         Http404: the upstream has no OAuth.
@@ -72,7 +72,7 @@ def connect_view(admin_site, request: HttpRequest, upstream_id: int) -> HttpResp
     try:
         if auth.mode == GrantMode.MACHINE:
             async_to_sync(connect_machine)(auth, auth.upstream.url, request.user)
-            messages.success(request, f"{auth.upstream} is connected with client credentials.")
+            messages.success(request, f"Connected {auth.upstream} with client credentials.")
             return HttpResponseRedirect(reverse(MY_CONNECTIONS))
         target = async_to_sync(start_authorization)(
             user=request.user, upstream=auth.upstream, auth=auth, redirect_uri=callback_url(request)
@@ -80,7 +80,13 @@ def connect_view(admin_site, request: HttpRequest, upstream_id: int) -> HttpResp
     except DiscoveryError as error:
         messages.error(request, f"Could not connect {auth.upstream}: {error}")
         return HttpResponseRedirect(reverse(MY_CONNECTIONS))
-    return HttpResponseRedirect(target)
+    page = TemplateResponse(
+        request,
+        "admin/gateway/grant/continue.html",
+        {**admin_site.each_context(request), "title": "Sign in", "auth": auth, "target": target},
+    )
+    page["Cache-Control"] = "no-store"
+    return page
 
 
 def callback_view(admin_site, request: HttpRequest) -> HttpResponse:
@@ -94,7 +100,7 @@ def callback_view(admin_site, request: HttpRequest) -> HttpResponse:
         return HttpResponseRedirect(reverse(MY_CONNECTIONS))
     upstream = Upstream.objects.get(pk=grant.upstream_id)
     whose = "for the team (shared)" if grant.member_id is None else "for you"
-    messages.success(request, f"{upstream} is connected {whose}.")
+    messages.success(request, f"Connected {upstream} {whose}.")
     return HttpResponseRedirect(reverse(MY_CONNECTIONS))
 
 
@@ -116,7 +122,7 @@ def disconnect_view(admin_site, request: HttpRequest, upstream_id: int) -> HttpR
         raise Http404("not connected")
     revoked = async_to_sync(disconnect)(grant)
     note = "its tokens were revoked" if revoked else "no revocation offered, or it was refused"
-    messages.success(request, f"{auth.upstream} is disconnected ({note}).")
+    messages.success(request, f"Disconnected {auth.upstream} ({note}).")
     return HttpResponseRedirect(reverse(MY_CONNECTIONS))
 
 

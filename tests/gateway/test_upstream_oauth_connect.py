@@ -50,7 +50,7 @@ def test_a_member_connects_and_the_grant_reaches_the_upstream_as_them(client, al
 
     page = callback(client, sign_in(target, "alice-at-fixture"))
 
-    assert page_messages(page) == ["hosted is connected for you."]
+    assert page_messages(page) == ["Connected hosted for you."]
     grant = Grant.objects.get(upstream=upstream, member=alice)
     token = async_to_sync(access_token)(upstream.pk, alice.pk)
     assert token not in grant.access_token_sealed and grant.refresh_token_sealed
@@ -68,7 +68,7 @@ def test_entered_client_credentials_are_used_instead_of_registering(client, alic
         target = authorization_url(client, upstream)
         assert parse_qs(urlsplit(target).query)["client_id"] == ["entered-id"]
         page = callback(client, sign_in(target, "alice"))
-    assert page_messages(page) == ["hosted is connected for you."]
+    assert page_messages(page) == ["Connected hosted for you."]
     assert not AuthServerClient.objects.exists()
 
 
@@ -146,7 +146,7 @@ def test_only_a_superuser_connects_a_shared_grant(client, alice, server):
 
     page = connect(client, upstream, "team-account")
 
-    assert page_messages(page) == ["hosted is connected for the team (shared)."]
+    assert page_messages(page) == ["Connected hosted for the team (shared)."]
     token = async_to_sync(access_token)(upstream.pk, alice.pk)
     assert token == async_to_sync(access_token)(upstream.pk, None)
     assert whoami(server.url, token) == "team-account"

@@ -143,7 +143,7 @@ def test_disconnect_revokes_then_deletes(client, connected, server):
 
     page = client.post(f"/admin/gateway/grant/disconnect/{connected.upstream_id}/", follow=True)
 
-    assert page_messages(page) == ["hosted is disconnected (its tokens were revoked)."]
+    assert page_messages(page) == ["Disconnected hosted (its tokens were revoked)."]
     assert not Grant.objects.exists()
     assert stats(server)["revoked"] == before + 2
     refused = httpx2.post(server.url, json={}, headers={"Authorization": f"Bearer {token}"})
