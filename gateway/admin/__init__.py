@@ -16,10 +16,8 @@ from gateway.admin.powers import UpstreamPowersMixin
 from gateway.admin.test_connection import connection_check_view
 from gateway.models import Upstream
 from gateway.operations.audit.admin import AuditEventAdmin  # noqa: F401  (registers the audit trail)
-from gateway.upstream_auth.admin import UpstreamAuthInline
-from gateway.upstream_auth.connections import upstream_connections
-from gateway.upstream_auth.models import GrantMode
-from gateway.upstream_auth.tokens import grant_mode
+from gateway.upstream_auth.admin import UpstreamAuthAdmin  # noqa: F401  (registers OAuth)
+from gateway.upstream_auth.connections import oauth_context
 from gateway.upstream_config.status import health_badge, upstream_status
 from localrouter.admin_fields import ReadableFieldsMixin
 from localrouter.change_audit import AuditedAdminMixin
@@ -37,7 +35,6 @@ class UpstreamAdmin(AuditedAdminMixin, ReadableFieldsMixin, UpstreamPowersMixin,
     list_filter = ["transport", "enabled"]
     search_fields = ["name", "command", "url", "notes"]
     actions = [enable_upstreams, disable_upstreams]
-    inlines = [UpstreamAuthInline]
     fieldsets = [
         (None, {"fields": ["name", "transport", "enabled", "timeout_seconds", "notes"]}),
         (
@@ -97,13 +94,9 @@ class UpstreamAdmin(AuditedAdminMixin, ReadableFieldsMixin, UpstreamPowersMixin,
     def change_view(self, request, object_id, form_url="", extra_context=None):
         upstream = self.get_object(request, object_id)
         status = upstream_status(upstream.name) if upstream is not None else None
-        oauth = upstream is not None and grant_mode(upstream) != GrantMode.NONE
-        grants = upstream_connections(upstream.pk) if oauth else None
+        oauth = oauth_context(upstream) if upstream is not None else {}
         return super().change_view(
-            request,
-            object_id,
-            form_url,
-            {**(extra_context or {}), "status": status, "oauth_grants": grants},
+            request, object_id, form_url, {**(extra_context or {}), "status": status, **oauth}
         )
 
     def import_view(self, request):

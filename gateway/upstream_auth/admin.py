@@ -1,4 +1,4 @@
-"""Admin of upstream OAuth: the upstream's OAuth settings (an inline on its page) and
+"""Admin of upstream OAuth: each HTTP upstream's OAuth settings (linked from its page) and
 "Connections" (My connections, Connect, the callback, Disconnect)."""
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ from django.contrib import admin
 from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
+from gateway.models import Transport, Upstream
 from gateway.upstream_auth import views
-from gateway.upstream_auth.models import Grant, UpstreamAuth
+from gateway.upstream_auth.models import Grant, GrantMode, UpstreamAuth
+from localrouter.change_audit import AuditedAdminMixin
 
 
 class UpstreamAuthForm(forms.ModelForm):
@@ -27,7 +29,7 @@ class UpstreamAuthForm(forms.ModelForm):
 
     class Meta:
         model = UpstreamAuth
-        fields = ["mode", "client_id", "client_secret", "clear_client_secret", "scopes"]
+        fields = ["upstream", "mode", "client_id", "client_secret", "clear_client_secret", "scopes"]
 
     def save(self, commit: bool = True):
         auth = super().save(commit=False)
@@ -40,18 +42,25 @@ class UpstreamAuthForm(forms.ModelForm):
         return auth
 
 
-class UpstreamAuthInline(admin.StackedInline):
-    model = UpstreamAuth
+@admin.register(UpstreamAuth)
+class UpstreamAuthAdmin(AuditedAdminMixin, admin.ModelAdmin):
+    """An HTTP upstream's OAuth: who connects it, and the client credentials entered for it."""
+
     form = UpstreamAuthForm
-    can_delete = False
-    verbose_name = "OAuth"
-    verbose_name_plural = "OAuth (hosted servers that answer 401)"
-    extra = 0
-    max_num = 1
+    list_display = ["upstream", "mode", "client_id"]
+    list_select_related = ["upstream"]
+
+    def get_changeform_initial_data(self, request):
+        return {"mode": GrantMode.MEMBER, **super().get_changeform_initial_data(request)}
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "upstream":
+            kwargs["queryset"] = Upstream.objects.exclude(transport=Transport.STDIO)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 @admin.register(Grant)
-class GrantAdmin(admin.ModelAdmin):
+class GrantAdmin(AuditedAdminMixin, admin.ModelAdmin):
     """ "Connections": every staff member sees and manages their own."""
 
     def has_module_permission(self, request) -> bool:

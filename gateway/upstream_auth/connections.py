@@ -61,10 +61,15 @@ def connection_rows(user) -> list[ConnectionRow]:
     return rows
 
 
-def upstream_connections(upstream_id: int) -> list[Grant]:
-    """Every grant of one upstream, the team's first, for its admin page."""
-    return list(
-        Grant.objects.filter(upstream_id=upstream_id)
-        .select_related("member")
-        .order_by("member__username")
-    )
+def oauth_context(upstream) -> dict:
+    """What the upstream's admin page shows of its OAuth: its settings and its grants (the
+    team's first); nothing for a stdio upstream."""
+    if upstream.transport == "stdio":
+        return {}
+    auth = UpstreamAuth.objects.filter(upstream=upstream).first()
+    grants = Grant.objects.filter(upstream=upstream).select_related("member")
+    on = auth is not None and auth.mode != GrantMode.NONE
+    return {
+        "oauth": auth,
+        "oauth_grants": list(grants.order_by("member__username")) if on else None,
+    }

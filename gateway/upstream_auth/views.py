@@ -25,6 +25,7 @@ from gateway.upstream_auth.flow import (
 from gateway.upstream_auth.machine import connect_machine
 from gateway.upstream_auth.models import Grant, GrantMode, UpstreamAuth
 from gateway.upstream_auth.registration import metadata_document, metadata_document_url
+from localrouter.change_audit import admin_actor, record_change
 from localrouter.public_url import absolute_url
 
 logger = logging.getLogger(__name__)
@@ -71,7 +72,8 @@ def connect_view(admin_site, request: HttpRequest, upstream_id: int) -> HttpResp
         )
     try:
         if auth.mode == GrantMode.MACHINE:
-            async_to_sync(connect_machine)(auth, auth.upstream.url, request.user)
+            grant = async_to_sync(connect_machine)(auth, auth.upstream.url, request.user)
+            record_change(actor=admin_actor(request), action="added", obj=grant)
             messages.success(request, f"Connected {auth.upstream} with client credentials.")
             return HttpResponseRedirect(reverse(MY_CONNECTIONS))
         target = async_to_sync(start_authorization)(
@@ -98,6 +100,7 @@ def callback_view(admin_site, request: HttpRequest) -> HttpResponse:
         logger.warning("upstream authorization refused for user %s: %s", request.user.pk, error)
         messages.error(request, f"Not connected: {error}")
         return HttpResponseRedirect(reverse(MY_CONNECTIONS))
+    record_change(actor=admin_actor(request), action="added", obj=grant)
     upstream = Upstream.objects.get(pk=grant.upstream_id)
     whose = "for the team (shared)" if grant.member_id is None else "for you"
     messages.success(request, f"Connected {upstream} {whose}.")
@@ -120,6 +123,7 @@ def disconnect_view(admin_site, request: HttpRequest, upstream_id: int) -> HttpR
     grant = Grant.objects.filter(upstream_id=upstream_id, member=member).first()
     if grant is None:
         raise Http404("not connected")
+    record_change(actor=admin_actor(request), action="revoked", obj=grant)
     revoked = async_to_sync(disconnect)(grant)
     note = "its tokens were revoked" if revoked else "no revocation offered, or it was refused"
     messages.success(request, f"Disconnected {auth.upstream} ({note}).")

@@ -112,7 +112,7 @@ def test_a_superuser_reaches_connect_from_the_upstream_page(page, gateway):
     log_in(page, gateway)
     upstream_id = gateway.orm(lambda: Upstream.objects.get(name="hosted").pk)
     page.goto(admin_url(gateway, f"gateway/upstream/{upstream_id}/change/"))
-    expect(page.locator("#upstream-connections")).to_contain_text("OAuth connections")
+    expect(page.locator("#upstream-connections")).to_contain_text("Connected by")
 
     page.locator("#upstream-connections").get_by_role("link", name="Connect…").click()
 

@@ -9,6 +9,7 @@ from django.test import override_settings
 from mcp.shared.auth import OAuthMetadata
 
 from gateway.models import Upstream
+from gateway.operations.audit.models import AuditEvent
 from gateway.upstream_auth.discovery import AuthServer
 from gateway.upstream_auth.models import Grant, UpstreamAuth
 from gateway.upstream_auth.registration import client_for
@@ -17,39 +18,27 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SECRET = "cs-0123456789-very-secret"
 
 
-def form_data(target: Upstream, **auth) -> dict:
-    return {
-        "name": target.name,
-        "transport": "http",
-        "url": target.url,
-        "headers_text": "",
-        "enabled": "on",
-        "timeout_seconds": "60",
-        "auth-TOTAL_FORMS": "1",
-        "auth-INITIAL_FORMS": "0",
-        "auth-MIN_NUM_FORMS": "0",
-        "auth-MAX_NUM_FORMS": "1",
-        "auth-0-mode": "member",
-        "auth-0-client_id": "",
-        "auth-0-scopes": "",
-        **{f"auth-0-{key}": value for key, value in auth.items()},
-    }
+def settings_form(upstream: Upstream, **fields) -> dict:
+    return {"upstream": str(upstream.pk), "mode": "member", "client_id": "", "scopes": "", **fields}
 
 
 def test_the_client_secret_is_stored_encrypted_and_never_shown(staff):
     upstream = Upstream.objects.create(name="hosted", transport="http", url="https://h.example/mcp")
     page = staff.post(
-        f"/admin/gateway/upstream/{upstream.pk}/change/",
-        form_data(upstream, client_id="entered", client_secret=SECRET),
+        "/admin/gateway/upstreamauth/add/",
+        settings_form(upstream, client_id="entered", client_secret=SECRET),
     )
     assert page.status_code == 302, page.context["errors"] if page.context else page
     auth = UpstreamAuth.objects.get()
     assert auth.opened("client_secret") == SECRET and SECRET not in auth.client_secret_sealed
 
-    shown = staff.get(f"/admin/gateway/upstream/{upstream.pk}/change/")
+    settings_page = staff.get(f"/admin/gateway/upstreamauth/{auth.pk}/change/")
+    upstream_page = staff.get(f"/admin/gateway/upstream/{upstream.pk}/change/")
 
-    assert SECRET.encode() not in shown.content
-    assert b"OAuth connections" in shown.content and b"Nobody has connected" in shown.content
+    assert SECRET.encode() not in settings_page.content + upstream_page.content
+    assert b"Nobody has connected" in upstream_page.content
+    (event,) = AuditEvent.objects.filter(kind="change")
+    assert event.action == "added" and SECRET not in str(event.fields)
 
 
 def test_saving_without_a_secret_keeps_the_stored_one(staff):
@@ -57,11 +46,21 @@ def test_saving_without_a_secret_keeps_the_stored_one(staff):
     auth = UpstreamAuth(upstream=upstream, mode="member", client_id="entered")
     auth.seal("client_secret", SECRET)
     auth.save()
-    data = form_data(upstream, client_id="entered", id=str(auth.pk), upstream=str(upstream.pk))
-    data["auth-INITIAL_FORMS"] = "1"
-    assert staff.post(f"/admin/gateway/upstream/{upstream.pk}/change/", data).status_code == 302
+    data = settings_form(upstream, client_id="entered", scopes="read")
+    page = staff.post(f"/admin/gateway/upstreamauth/{auth.pk}/change/", data)
+    assert page.status_code == 302
     auth.refresh_from_db()
-    assert auth.opened("client_secret") == SECRET
+    assert auth.opened("client_secret") == SECRET and auth.scopes == "read"
+
+
+def test_an_http_upstream_without_oauth_links_to_its_set_up(staff):
+    upstream = Upstream.objects.create(name="hosted", transport="http", url="https://h.example/mcp")
+    page = staff.get(f"/admin/gateway/upstream/{upstream.pk}/change/")
+    assert (
+        f'href="/admin/gateway/upstreamauth/add/?upstream={upstream.pk}"'.encode() in page.content
+    )
+    form = staff.get(f"/admin/gateway/upstreamauth/add/?upstream={upstream.pk}")
+    assert form.context["adminform"].form.initial["upstream"] == str(upstream.pk)
 
 
 def test_a_shared_grant_is_labelled_shared_on_the_upstream_page(staff):

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.test import override_settings
 from django.utils import timezone
 
+from gateway.operations.audit.models import AuditEvent
 from gateway.upstream_auth.models import Grant
 from gateway.upstream_auth.tokens import AuthorizationRequired, access_token, token_rejected
 from gateway.upstream_config.status import health_badge
@@ -145,6 +146,8 @@ def test_disconnect_revokes_then_deletes(client, connected, server):
 
     assert page_messages(page) == ["Disconnected hosted (its tokens were revoked)."]
     assert not Grant.objects.exists()
+    events = AuditEvent.objects.filter(kind="change", object_type="connection").order_by("id")
+    assert list(events.values_list("action", "actor")) == [("added", "alice"), ("revoked", "alice")]
     assert stats(server)["revoked"] == before + 2
     refused = httpx2.post(server.url, json={}, headers={"Authorization": f"Bearer {token}"})
     assert refused.status_code == 401
