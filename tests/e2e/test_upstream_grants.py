@@ -9,6 +9,7 @@ round-robin balancer, as in `test_several_workers.py`.
 from __future__ import annotations
 
 import os
+import secrets
 from contextlib import asynccontextmanager
 
 import anyio
@@ -21,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from gateway.models import Upstream
 from localrouter.encryption import derived_key
-from tests.e2e.live import behind_a_balancer, running_gateway
+from tests.e2e.live import add_upstreams_and_clients, behind_a_balancer, running_gateway
 from tests.fixtures.http_server import run_oauth_server
 from tests.fixtures.oauth_tokens import obtain_tokens, store_grant
 
@@ -46,6 +47,24 @@ def brief(hosted):
         yield server
 
 
+def clients_with_ids_of_their_own() -> dict[str, str]:
+    """The clients, numbered from a random id: a 2026-07-28 client's worker is claimed in
+    the shared test Redis under its id for half an hour, and another gateway's stopped
+    worker may still hold the claim of a client numbered from 1 (ORM code)."""
+    from django.db import connection
+
+    from clients.models import Client as ClientRow
+
+    table = ClientRow._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM sqlite_sequence WHERE name = %s", [table])
+        cursor.execute(
+            "INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)",
+            [table, secrets.randbelow(10**9) + 10**6],
+        )
+    return add_upstreams_and_clients([], [{"name": name} for name in [*CLIENTS, "team-bot"]])
+
+
 def own_clients() -> None:
     """Give each client its owner (ORM code on the gateway's database)."""
     from django.contrib.auth.models import User
@@ -68,13 +87,14 @@ def workers(tmp_path_factory, hosted, brief):
             {"name": "brief", "transport": "http", "url": brief.url},
             {"name": "unlisted", "transport": "http", "url": hosted.url},
         ],
-        [{"name": name} for name in [*CLIENTS, "team-bot"]],
+        [],  # added below, with ids of their own
         REDIS_URL=REDIS,
         LOCALROUTER_PUBLIC_URL=PUBLIC_URL,
         # The grants are sealed in this process (store_grant): the gateway opens them.
         LOCALROUTER_ENCRYPTION_KEYS=",".join(settings.ENCRYPTION_KEYS)
         or derived_key(settings.SECRET_KEY),
     ) as gateway:
+        gateway.tokens = gateway.orm(clients_with_ids_of_their_own)
         gateway.orm(own_clients)
         gateway.orm(lambda: per_member("unlisted"))  # nobody connects it
         for member in ("ann", "ben"):
