@@ -38,7 +38,8 @@ from gateway.sessions.reverse_requests import CallerRegistry
 from gateway.sessions.server import GatewayServer, build_server
 from gateway.sessions.session import SessionServices
 from gateway.upstream_config.enabled import EnabledUpstreams
-from gateway.upstreams import UpstreamPool
+from gateway.upstream_config.grants import bearer_for
+from gateway.upstreams import UpstreamPool, split_caller_route
 
 __all__ = ["Gateway", "current_client", "get_gateway", "running_gateway"]
 
@@ -63,7 +64,7 @@ class Gateway:
             ),
             on_log=self._pass_log,
         )
-        self.pool = UpstreamPool(hooks=hooks)
+        self.pool = UpstreamPool(hooks=hooks, bearer_for=bearer_for)
         self.listings = Listings(
             self.pool,
             budget=settings.UPSTREAM_START_BUDGET,
@@ -93,13 +94,13 @@ class Gateway:
             max_body_bytes=settings.MCP_MAX_BODY_BYTES,
         )
 
-    async def _pass_log(
-        self, upstream: str, params: types.LoggingMessageNotificationParams
-    ) -> None:
+    async def _pass_log(self, route: str, params: types.LoggingMessageNotificationParams) -> None:
         """An upstream's log message: to the handshake-era sessions that use it, and to the
-        2026-07-28 calls in flight to it (on their response streams)."""
-        await self.notifications.on_log(upstream, params)
-        await self.callers.log_to_calls(upstream, named_log(upstream, params))
+        2026-07-28 calls in flight to it (on their response streams); from a connection
+        carrying a member's grant, only to that member's (`route`: `caller_route`)."""
+        upstream, member = split_caller_route(route)
+        await self.notifications.on_log(upstream, params, member=member)
+        await self.callers.log_to_calls(route, named_log(upstream, params))
 
     def definitions_approved(self, upstream: str) -> None:
         """From another thread (the admin's): read the upstream's listing again, so what was

@@ -10,9 +10,15 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from gateway.models import Upstream
-from gateway.upstream_config.config_files import ConfigFileError, ServerEntry, parse_config
+from gateway.upstream_auth.models import GrantMode, UpstreamAuth
+from gateway.upstream_config.config_files import (
+    ConfigFileError,
+    OAuthClient,
+    ServerEntry,
+    parse_config,
+)
 from gateway.upstream_config.env_file import parse_env_file
-from gateway.upstream_config.env_placeholders import missing_variables
+from gateway.upstream_config.env_placeholders import expand, missing_variables
 from localrouter.change_audit import field_labels, record_change
 from localrouter.validation import describe
 
@@ -101,6 +107,10 @@ def _import_one(
     except ValidationError as error:
         raise ConfigFileError(f"{entry.name}: {describe(error)} (nothing imported)") from None
     upstream.save()
+    if entry.oauth is not None:
+        notes += _keep_oauth_client(upstream, entry.oauth, environ)
+    elif entry.transport != "stdio" and not _authorizes(entry.headers):
+        notes.append(OAUTH_HINT)
     if not dry_run:
         _record_import(upstream, before, actor)
     kind = entry.transport if entry.enabled else f"{entry.transport}, disabled"
@@ -108,6 +118,38 @@ def _import_one(
     if missing:
         notes.append(f"needs {', '.join(missing)} in the gateway's environment")
     return f"{verb} {entry.name} ({kind})" + "".join(f"; {note}" for note in notes)
+
+
+OAUTH_HINT = "if it answers 401 (OAuth), choose who connects it under OAuth on its page"
+
+
+def _authorizes(headers: Mapping[str, str]) -> bool:
+    return any(name.lower() == "authorization" for name in headers)
+
+
+def _keep_oauth_client(
+    upstream: Upstream, oauth: OAuthClient, environ: Mapping[str, str]
+) -> list[str]:
+    """Keep a config's OAuth client as the upstream's entered credentials (placeholders
+    filled in from `environ` now, the secret sealed): each member connects it, unless the
+    upstream is already set up for a shared or machine grant."""
+    client_id, missing = expand(oauth.client_id, environ)
+    secret, missing_secret = expand(oauth.client_secret, environ)
+    auth = UpstreamAuth.objects.filter(upstream=upstream).first()
+    auth = auth or UpstreamAuth(upstream=upstream, mode=GrantMode.MEMBER)
+    if auth.mode == GrantMode.NONE:
+        auth.mode = GrantMode.MEMBER
+    auth.client_id, auth.scopes = client_id, oauth.scopes
+    auth.seal("client_secret", secret)
+    auth.save()
+    notes = [f"OAuth client {client_id!r} kept ({auth.get_mode_display()})"]
+    unset = dict.fromkeys([*missing, *missing_secret])
+    if unset:
+        notes.append(
+            f"its OAuth client needs {', '.join(unset)} set when importing "
+            "(or enter it on the upstream's page)"
+        )
+    return notes
 
 
 def _record_import(upstream: Upstream, before: dict | None, actor: str) -> None:

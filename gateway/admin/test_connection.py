@@ -24,6 +24,7 @@ from gateway.catalog.listing_record import record_listing_sync
 from gateway.catalog.listings import upstream_probe
 from gateway.models import Upstream
 from gateway.upstream_config.directory import spec_for
+from gateway.upstream_config.grants import bearer_for, spec_for_client
 from gateway.upstreams import (
     UpstreamError,
     stderr_mark,
@@ -65,10 +66,11 @@ def connection_check_view(model_admin, request: HttpRequest, upstream_id: int) -
     if not may_run_upstreams(request.user):
         raise PermissionDenied
     upstream = get_object_or_404(Upstream, pk=upstream_id)
-    spec = spec_for(upstream)
+    # An OAuth upstream is tried with the grant this user's own clients would carry.
+    spec = spec_for_client(spec_for(upstream), request.user.pk)
     mark = stderr_mark(upstream.name)
     try:
-        listing = async_to_sync(upstream_probe)(spec)
+        listing = async_to_sync(upstream_probe)(spec, bearer_for(spec))
         record_listing_sync(listing, "test connection")
     except UpstreamError as error:
         messages.error(request, _failure_message(upstream, str(error), mark))

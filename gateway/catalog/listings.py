@@ -21,7 +21,13 @@ from mcp_types import METHOD_NOT_FOUND
 from gateway.catalog.listing_reads import LateFn, ListingReads
 from gateway.catalog.tool_quirks import first_of_each_name
 from gateway.catalog.upstream_listing import UpstreamListing
-from gateway.upstreams import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamSpec
+from gateway.upstreams import (
+    BearerSource,
+    UpstreamConnection,
+    UpstreamError,
+    UpstreamPool,
+    UpstreamSpec,
+)
 
 logger = logging.getLogger(__name__)
 PENDING = "still starting; its tools join the session when it is ready"
@@ -106,6 +112,12 @@ class Listings:
         listing = self._listings.get(spec.name)
         return listing if listing is not None and listing.spec == spec else None
 
+    def known(self, spec: UpstreamSpec) -> UpstreamListing | None:
+        """The listing of `spec` read so far, if it was read without an error (none is
+        started: for an upstream this client cannot start, e.g. lacking a grant)."""
+        listing = self._cached(spec)
+        return listing if listing is not None and listing.error is None else None
+
     async def _one(self, spec: UpstreamSpec) -> UpstreamListing:
         lock = self._locks.setdefault(spec.name, anyio.Lock())
         async with lock:
@@ -153,9 +165,10 @@ class Listings:
         await self._reads.aclose()
 
 
-async def upstream_probe(spec: UpstreamSpec) -> UpstreamListing:
-    """Start the upstream, read every list it declares, ping it and stop it again."""
-    connection = UpstreamConnection(spec)
+async def upstream_probe(spec: UpstreamSpec, bearer: BearerSource | None = None) -> UpstreamListing:
+    """Start the upstream, read every list it declares, ping it and stop it again (its HTTP
+    requests carrying `bearer`'s token, for an upstream with OAuth grants)."""
+    connection = UpstreamConnection(spec, bearer=bearer)
     try:
         listing = await read_listing(connection)
         if listing.error is None:

@@ -7,10 +7,13 @@ from dataclasses import dataclass
 
 from gateway.catalog.listings import Listings
 from gateway.catalog.merged import MergedCatalog, instructions_text, merge, plan_for
+from gateway.catalog.upstream_listing import UpstreamListing
 from gateway.catalog.view import CatalogView
 from gateway.sessions.identity import ClientIdentity
 from gateway.sessions.index import catalog_template
 from gateway.upstream_config.enabled import EnabledUpstreams
+from gateway.upstream_config.grants import spec_for_client
+from gateway.upstreams import UpstreamSpec
 from indexing.api.catalog_plan import CatalogPlan
 from indexing.api.session_store import CatalogTemplate
 
@@ -44,8 +47,12 @@ class CatalogPlanner:
     async def planned(self, identity: ClientIdentity) -> PlannedCatalog:
         """The client's catalog at the current listing version."""
         specs = await self.upstreams.specs()
-        wanted = [s for n, s in specs.items() if identity.may_use_upstream(n)]
-        listings = await self.listings.get(wanted)
+        wanted = [
+            spec_for_client(s, identity.owner_id)
+            for n, s in specs.items()
+            if identity.may_use_upstream(n)
+        ]
+        listings = await self._listings(wanted)
         version = self.listings.version
         key = (version, identity.key, tuple(sorted(s.name for s in wanted)))
         planned = self._plans.get(key)
@@ -66,6 +73,22 @@ class CatalogPlanner:
                 if documents := CatalogView(catalog, plan).documents():
                     template.ready_vectors(documents)
         return PlannedCatalog(version, *planned)
+
+    async def _listings(self, specs: list[UpstreamSpec]) -> dict[str, UpstreamListing]:
+        """The listings of these upstreams as the client reaches them.
+
+        An upstream with OAuth grants is listed through a connection carrying a grant,
+        once per worker (a hosted server's tools are the same for every member: they
+        describe the server). A client whose member (or team) has not connected it sees
+        what is known of it (its calls then ask to connect), or, when nothing is, the
+        upstream as unavailable with the link to connect: its connection is not started."""
+        missing = {s.name: why for s in specs if (why := self.upstreams.not_connected(s))}
+        listings = await self.listings.get([s for s in specs if s.name not in missing])
+        for spec in specs:
+            if spec.name in missing:
+                known = self.listings.known(spec)
+                listings[spec.name] = known or UpstreamListing(spec=spec, error=missing[spec.name])
+        return listings
 
     async def instructions_for(self, identity: ClientIdentity) -> str:
         """The `initialize` instructions for a client: its upstreams and theirs."""

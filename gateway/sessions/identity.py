@@ -46,6 +46,9 @@ class ClientIdentity:
     settings: EffectiveSettings
     tool_usage: tuple[tuple[str, float], ...] = ()
     """The tools this client used recently, most used first, with their scores."""
+    owner_id: int | None = None
+    """The team member the client belongs to (whose upstream grants it uses); None: a team
+    client."""
 
     @property
     def key(self) -> tuple:
@@ -106,6 +109,7 @@ def identity_for_client(client: Client) -> ClientIdentity:
         allowed_upstreams=allowed,
         settings=resolve_settings(client, GlobalSettings.load()),
         tool_usage=tuple(client_tool_usage(client.pk).items()),
+        owner_id=client.owner_id,
     )
 
 

@@ -52,9 +52,18 @@ class NotificationFanOut:
             await session.notify_list_changed(kind)
         await self.list_changes.publish(kind)
 
-    async def on_log(self, upstream: str, params: types.LoggingMessageNotificationParams) -> None:
-        """Pass an upstream's log message on to the sessions that use it."""
+    async def on_log(
+        self,
+        upstream: str,
+        params: types.LoggingMessageNotificationParams,
+        *,
+        member: int | None = None,
+    ) -> None:
+        """Pass an upstream's log message on to the sessions that use it; from a connection
+        carrying `member`'s grant, to that member's sessions only."""
         data = named_log(upstream, params).model_dump(by_alias=True, mode="json", exclude_none=True)
         for session in self.sessions.connected_using(upstream):
+            if member is not None and session.identity.owner_id != member:
+                continue
             assert session.connection is not None  # connected_using: only connected ones
             await session.connection.notify("notifications/message", data)

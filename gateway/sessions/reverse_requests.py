@@ -48,6 +48,20 @@ async def send_to_client[T](ctx: Any, request: Any, result_type: type[T]) -> T |
         return error.error
 
 
+async def ask_caller[T](
+    ctx: Any,
+    request: types.InputRequest,
+    result_type: type[T],
+    capability: types.ClientCapabilities,
+    feature: str,
+) -> T | types.ErrorData:
+    """Ask the client whose call `ctx` is (an SDK request context, or a parked 2026-07-28
+    call); an error when it does not support `feature` or answers with one."""
+    if not ctx.session.check_client_capability(capability):
+        return refusal(f"the client connected to LocalRouter does not support {feature}")
+    return await send_to_client(ctx, request, result_type)
+
+
 class CallerRegistry:
     """Which client requests are waiting on which upstream right now."""
 
@@ -80,9 +94,7 @@ class CallerRegistry:
         ctx = self.caller(upstream)
         if isinstance(ctx, types.ErrorData):
             return ctx
-        if not ctx.session.check_client_capability(capability):
-            return refusal(f"the client connected to LocalRouter does not support {feature}")
-        return await send_to_client(ctx, request, result_type)
+        return await ask_caller(ctx, request, result_type, capability, feature)
 
     async def sampling(self, upstream: str, params: types.CreateMessageRequestParams):
         return await self._forward(

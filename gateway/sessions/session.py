@@ -13,6 +13,7 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import mcp_types as types
@@ -27,6 +28,7 @@ from gateway.catalog.view import CatalogView
 from gateway.guardrails.ask import confirmed
 from gateway.operations.call_monitor import CallFacts, CallKind, CallMonitor, CallRefused
 from gateway.operations.metrics import families as metrics
+from gateway.sessions.connect_prompt import connect_through_client
 from gateway.sessions.identity import ClientIdentity
 from gateway.sessions.index import SessionIndex
 from gateway.sessions.input_rounds import InputRounds
@@ -34,7 +36,8 @@ from gateway.sessions.list_change_bus import ListChangeBus
 from gateway.sessions.response_masking import ResponseMasking
 from gateway.sessions.reverse_requests import CallerRegistry
 from gateway.upstream_config.enabled import EnabledUpstreams
-from gateway.upstreams import UpstreamError
+from gateway.upstream_config.grants import GrantRequired
+from gateway.upstreams import UpstreamConnection, UpstreamError
 from indexing.api.result_size import result_size
 from indexing.api.tool_results import text_result
 
@@ -218,8 +221,6 @@ class GatewaySession:
     ) -> types.CallToolResult | types.InputRequiredResult:
         self.in_flight[upstream] += 1
         try:
-            connection = await self.services.upstreams.connection(upstream)
-
             asks = self.identity.policy.decision(params.name) is Decision.ASK
 
             async def upstream_call(caller: Any) -> types.CallToolResult:
@@ -228,7 +229,8 @@ class GatewaySession:
                     refused = await confirmed(caller, params.name, params.arguments, call, counts)
                     if refused is not None:
                         return refused
-                with self.services.callers.calling(upstream, caller):
+                connection = await self._connection_asking(caller, upstream)
+                with self.services.callers.calling(connection.spec.caller_route, caller):
                     return await connection.call_tool(
                         tool, params.arguments, progress_callback=caller.session.report_progress
                     )
@@ -262,6 +264,19 @@ class GatewaySession:
         self.stats.bytes_to_client += delivered
         call.bytes_delivered = delivered
         return result
+
+    async def _connection_asking(self, caller: Any, upstream: str) -> UpstreamConnection:
+        """The connection of this client to `upstream`; when it lacks a grant, the client
+        is asked to connect it (where it can be: `connect_prompt.py`).
+
+        Raises:
+            UpstreamError: no connection (`GrantRequired` when the grant is missing).
+        """
+        connect = partial(self.services.upstreams.connection, upstream, self.identity.owner_id)
+        try:
+            return await connect()
+        except GrantRequired as required:
+            return await connect_through_client(caller, required, connect)
 
     async def _call_index_tool(
         self, name: str, arguments: dict[str, Any] | None, view: CatalogView
@@ -380,7 +395,10 @@ class GatewaySession:
         try:
             async with self.services.monitor.call(facts) as call:
                 try:
-                    return await send(await self.services.upstreams.connection(facts.upstream))
+                    connection = await self.services.upstreams.connection(
+                        facts.upstream, self.identity.owner_id
+                    )
+                    return await send(connection)
                 except UpstreamError as error:
                     self.stats.errors += 1
                     call.fail("error", error.kind)

@@ -8,7 +8,9 @@ Supported shapes (JSON or JSONC, i.e. with comments and trailing commas):
 - {"mcp": {"servers": {...}}}    VS Code user settings.json
 Each server has either command/args/env/envFile/cwd (stdio) or url/headers with an
 optional type (http, streamable-http, streamableHttp, sse); `disabled` and `timeout`
-(Cline) are kept. Placeholders are rewritten in one syntax
+(Cline) are kept. A remote server's OAuth client, where the format has one, is kept too:
+`oauth` {clientId, clientSecret, scopes} (Claude Code, Gemini CLI) or `auth` {CLIENT_ID,
+CLIENT_SECRET, scopes} (Cursor). Placeholders are rewritten in one syntax
 (`gateway.upstream_config.env_placeholders`).
 """
 
@@ -36,10 +38,26 @@ TYPE_KEYS = ("type", "transport", "transportType")
 URL_KEYS = ("url", "serverUrl", "httpUrl")
 MAX_TIMEOUT_SECONDS = 3600
 APPROVAL_KEYS = ("autoApprove", "alwaysAllow")
+OAUTH_KEYS = {
+    "oauth": ("clientId", "clientSecret", "scopes"),  # Claude Code, Gemini CLI
+    "auth": ("CLIENT_ID", "CLIENT_SECRET", "scopes"),  # Cursor
+}
+"""Where a format keeps a remote server's OAuth client: the object, and its id, secret and
+scopes keys; other keys (endpoints, callback ports) are discovered or chosen by LocalRouter."""
 
 
 class ConfigFileError(ValueError):
     """The file is not a usable MCP server config; the message names the place."""
+
+
+@dataclass(frozen=True)
+class OAuthClient:
+    """The OAuth client a config file names for a remote server (registered by hand)."""
+
+    client_id: str
+    client_secret: str = ""
+    scopes: str = ""
+    """Space-separated."""
 
 
 @dataclass
@@ -57,6 +75,7 @@ class ServerEntry:
     headers: dict[str, str] = field(default_factory=dict)
     enabled: bool = True
     timeout: float | None = None
+    oauth: OAuthClient | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -170,7 +189,30 @@ def _entry(name: str, raw: Any, place: str, workspace: str | None) -> ServerEntr
         headers={
             k: text(v) for k, v in _string_map(raw.get("headers", {}), f"{place}.headers").items()
         },
+        oauth=_oauth_client(raw, place, text),
     )
+
+
+def _oauth_client(raw: dict[str, Any], place: str, text: Any) -> OAuthClient | None:
+    """The OAuth client of a remote server's entry; None without one (or `enabled: false`)."""
+    for key, (id_key, secret_key, scopes_key) in OAUTH_KEYS.items():
+        settings = raw.get(key)
+        if settings is None:
+            continue
+        where = f"{place}.{key}"
+        if not isinstance(settings, dict):
+            raise ConfigFileError(f"{where}: expected an object")
+        if settings.get("enabled", True) is False or id_key not in settings:
+            return None
+        scopes = settings.get(scopes_key, [])
+        if isinstance(scopes, str):
+            scopes = scopes.split()
+        return OAuthClient(
+            client_id=text(_string(settings[id_key], f"{where}.{id_key}", required=True)),
+            client_secret=text(_string(settings.get(secret_key), f"{where}.{secret_key}")),
+            scopes=" ".join(_strings(scopes, f"{where}.{scopes_key}")),
+        )
+    return None
 
 
 def _url(raw: dict[str, Any]) -> Any:

@@ -14,8 +14,13 @@ from django.db import close_old_connections
 from django.db.models.signals import post_delete, post_save
 
 from gateway.models import Upstream
+from gateway.upstream_auth.models import Grant
+from gateway.upstream_auth.tokens import grant_mode
 from gateway.upstream_config.env_placeholders import expand
-from gateway.upstreams import UpstreamSpec
+from gateway.upstreams import GrantRef, UpstreamSpec
+
+Granted = frozenset[tuple[int, int | None]]
+"""(upstream id, member id or None for the team's) of every grant that can be used now."""
 
 logger = logging.getLogger(__name__)
 
@@ -44,16 +49,29 @@ def spec_for(upstream: Upstream, environ: Mapping[str, str] | None = None) -> Up
         timeout=upstream.timeout_seconds,
         unset=tuple(unset),
         max_message_bytes=settings.UPSTREAM_MAX_MESSAGE_BYTES,
+        grant=_grant_of(upstream),
     )
 
 
-def _load() -> dict[str, UpstreamSpec]:
+def _grant_of(upstream: Upstream) -> GrantRef | None:
+    """The grant an HTTP upstream's connections carry (without a member: see `grants.py`)."""
+    mode = grant_mode(upstream)
+    if mode == "none" or upstream.transport == "stdio":
+        return None
+    return GrantRef(upstream_id=upstream.pk, mode=mode)
+
+
+def _load() -> tuple[dict[str, UpstreamSpec], Granted]:
     close_old_connections()
-    return {u.name: spec_for(u) for u in Upstream.objects.filter(enabled=True)}
+    upstreams = Upstream.objects.filter(enabled=True).select_related("auth")
+    specs = {u.name: spec_for(u) for u in upstreams}
+    usable = Grant.objects.filter(needs_reauthorization=False, upstream__enabled=True)
+    return specs, frozenset(usable.values_list("upstream_id", "member_id"))
 
 
 class UpstreamDirectory:
-    """name -> spec of every enabled upstream; reloaded after a few seconds or a local save.
+    """name -> spec of every enabled upstream, and which grants are usable (`granted`);
+    reloaded after a few seconds or a local save.
 
     Once loaded, an expired copy keeps serving while a fresh one is read in the background,
     so a tool call never waits for the database.
@@ -62,6 +80,8 @@ class UpstreamDirectory:
     def __init__(self, seconds: float | None = None) -> None:
         self._seconds = settings.UPSTREAM_LIST_CACHE_SECONDS if seconds is None else seconds
         self._specs: dict[str, UpstreamSpec] | None = None
+        self.granted: Granted = frozenset()
+        """As of the last load: enough to choose what to list, not to authorize a call."""
         self._expires = 0.0
         self._reload: asyncio.Task | None = None
 
@@ -74,7 +94,7 @@ class UpstreamDirectory:
         return self._specs
 
     async def _load(self) -> None:
-        self._specs = await sync_to_async(_load, thread_sensitive=False)()
+        self._specs, self.granted = await sync_to_async(_load, thread_sensitive=False)()
         self._expires = time.monotonic() + self._seconds
 
     def _reloaded(self, task: asyncio.Task) -> None:
@@ -89,3 +109,5 @@ class UpstreamDirectory:
 directory = UpstreamDirectory()
 post_save.connect(directory.invalidate, sender=Upstream, dispatch_uid="directory-save")
 post_delete.connect(directory.invalidate, sender=Upstream, dispatch_uid="directory-delete")
+post_save.connect(directory.invalidate, sender=Grant, dispatch_uid="directory-grant-save")
+post_delete.connect(directory.invalidate, sender=Grant, dispatch_uid="directory-grant-delete")

@@ -12,6 +12,7 @@ from mcp import Client
 from mcp.shared.dispatcher import ProgressFnT
 
 from gateway.upstreams.backoff import Backoff
+from gateway.upstreams.bearer import BearerSource
 from gateway.upstreams.errors import UpstreamError
 from gateway.upstreams.failures import call_error
 from gateway.upstreams.hooks import UpstreamHooks
@@ -35,11 +36,17 @@ class UpstreamConnection:
     """
 
     def __init__(
-        self, spec: UpstreamSpec, hooks: UpstreamHooks | None = None, backoff: Backoff | None = None
+        self,
+        spec: UpstreamSpec,
+        hooks: UpstreamHooks | None = None,
+        backoff: Backoff | None = None,
+        *,
+        bearer: BearerSource | None = None,
     ):
         self.spec = spec
         self.hooks = hooks or UpstreamHooks()
         self.backoff = backoff or Backoff()
+        self.bearer = bearer
         self._live: UpstreamSession | None = None
         self._last_failure: UpstreamError | None = None
         self._start_lock = anyio.Lock()
@@ -257,7 +264,9 @@ class UpstreamConnection:
             return await self._start()
 
     async def _start(self) -> UpstreamSession:
-        live = UpstreamSession(self.spec, self.hooks, prefer_modern=self._prefer_modern)
+        live = UpstreamSession(
+            self.spec, self.hooks, prefer_modern=self._prefer_modern, bearer=self.bearer
+        )
         self._live = live
         live.start()
         await live.ready.wait()

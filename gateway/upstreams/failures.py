@@ -11,6 +11,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, INVALID_REQUEST, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
+from gateway.upstreams.bearer import NO_BEARER
 from gateway.upstreams.errors import ErrorKind, UpstreamError, leaf_exceptions, redact, redact_data
 from gateway.upstreams.http_status import take_refusal
 from gateway.upstreams.spec import UpstreamSpec
@@ -45,6 +46,8 @@ def startup_error(spec: UpstreamSpec, exc: BaseException) -> UpstreamError:
     cause = root_cause(exc)
     if isinstance(cause, UpstreamError):
         return cause
+    if _without_bearer(cause):
+        return _error(spec, "unavailable", cause.message)
     if isinstance(cause, TimeoutError):
         return _error(spec, "timeout", f"no answer to the handshake within {spec.start_limit:g}s")
     if isinstance(cause, MCPError):
@@ -76,6 +79,8 @@ def call_error(spec: UpstreamSpec, exc: BaseException, *, session_broken: bool) 
     cause = root_cause(exc)
     if isinstance(cause, UpstreamError):
         return cause
+    if _without_bearer(cause):
+        return _error(spec, "unavailable", cause.message)
     if isinstance(cause, MCPError):
         if cause.code == REQUEST_TIMEOUT:
             return _error(spec, "timeout", cause.message)
@@ -112,6 +117,11 @@ def call_error(spec: UpstreamSpec, exc: BaseException, *, session_broken: bool) 
         # The SDK raises RuntimeError for results that fail the tool's output schema.
         return _error(spec, "protocol", str(cause))
     return _error(spec, "protocol", f"unexpected failure: {type(cause).__name__}")
+
+
+def _without_bearer(cause: BaseException) -> bool:
+    """Whether the request was not sent for want of a token (`bearer.BearerTransport`)."""
+    return isinstance(cause, MCPError) and cause.data == NO_BEARER
 
 
 def _connection_lost(spec: UpstreamSpec, message: str) -> bool:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import mcp_types as types
+
+from gateway.upstreams.spec import caller_route
 
 ListKind = Literal["tools", "resources", "prompts"]
 
@@ -50,3 +52,21 @@ class UpstreamHooks:
     list_roots: RootsHook | None = None
     log_level: types.LoggingLevel = "info"
     """The level 2026-07-28 upstreams are asked to log at when `on_log` is set."""
+
+    def for_member(self, member: int) -> UpstreamHooks:
+        """These hooks for a connection carrying `member`'s grant: what its upstream asks
+        (sampling, elicitation, roots) or logs is passed on under `caller_route(upstream,
+        member)`, so it reaches only calls routed there, never another member's."""
+
+        def routed(hook):
+            if hook is None:
+                return None
+            return lambda upstream, *args: hook(caller_route(upstream, member), *args)
+
+        return replace(
+            self,
+            on_log=routed(self.on_log),
+            sampling=routed(self.sampling),
+            elicitation=routed(self.elicitation),
+            list_roots=routed(self.list_roots),
+        )

@@ -8,6 +8,7 @@ from typing import Literal
 from localrouter.url_masking import mask_url
 
 Transport = Literal["stdio", "http", "sse"]
+GrantMode = Literal["member", "shared", "machine"]
 
 START_TIMEOUT_FLOOR = 30.0
 MAX_MESSAGE_SETTING = "LOCALROUTER_UPSTREAM_MAX_MESSAGE_MIB"
@@ -15,6 +16,41 @@ MAX_MESSAGE_SETTING = "LOCALROUTER_UPSTREAM_MAX_MESSAGE_MIB"
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 2**20
 MIN_SECRET_LENGTH = 4
 """Shorter env or header values are not redacted from messages: they would mangle the text."""
+
+
+MEMBER_ROUTE = "#member-"
+
+
+def caller_route(upstream: str, member: int | None) -> str:
+    """The name a call waits under for what its upstream connection asks back: the
+    upstream's, or for a connection carrying a member's grant, the upstream's and the
+    member's ('#' never occurs in an upstream name)."""
+    return upstream if member is None else f"{upstream}{MEMBER_ROUTE}{member}"
+
+
+def split_caller_route(route: str) -> tuple[str, int | None]:
+    """The upstream and member of a `caller_route`."""
+    upstream, _, member = route.partition(MEMBER_ROUTE)
+    return upstream, int(member) if member else None
+
+
+@dataclass(frozen=True)
+class GrantRef:
+    """Which OAuth grant an HTTP upstream's connection carries (see `bearer.py`).
+
+    `member` says whose grant a per-member connection carries. It is not part of the
+    value (equal refs may name different members): a spec stays the same upstream for
+    listings and changes, and the pool keeps one connection per member apart by its key
+    (`UpstreamPool.get`)."""
+
+    upstream_id: int
+    mode: GrantMode
+    member: int | None = field(default=None, compare=False)
+
+    @property
+    def holder(self) -> int | None:
+        """The member whose grant the connection carries; None for the shared/machine one."""
+        return self.member if self.mode == "member" else None
 
 
 @dataclass(frozen=True)
@@ -35,6 +71,8 @@ class UpstreamSpec:
     """Placeholder variables the gateway's environment lacks: starting fails naming them."""
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     """The largest message read from the upstream (a stdio line, an HTTP event)."""
+    grant: GrantRef | None = None
+    """The OAuth grant its requests carry (HTTP upstreams only); None: static headers only."""
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -49,9 +87,21 @@ class UpstreamSpec:
             raise ValueError(f"upstream {self.name!r}: timeout must be positive")
         if self.max_message_bytes <= 0:
             raise ValueError(f"upstream {self.name!r}: max_message_bytes must be positive")
+        if self.grant is not None and self.transport == "stdio":
+            raise ValueError(f"upstream {self.name!r}: a stdio upstream carries no OAuth grant")
         # Callers may hand in lists; a frozen spec keeps a tuple.
         object.__setattr__(self, "args", tuple(self.args))
         object.__setattr__(self, "unset", tuple(self.unset))
+
+    @property
+    def key(self) -> tuple[str, int | None]:
+        """What tells its pooled connections apart: the name, and whose grant it carries."""
+        return (self.name, self.grant.holder if self.grant is not None else None)
+
+    @property
+    def caller_route(self) -> str:
+        """What a call to its connection waits under for what the upstream asks back."""
+        return caller_route(*self.key)
 
     @property
     def start_limit(self) -> float:
@@ -80,6 +130,8 @@ class UpstreamSpec:
             parts.append(f"env_keys={sorted(self.env)!r}")
         if self.headers:
             parts.append(f"header_keys={sorted(self.headers)!r}")
+        if self.grant is not None:
+            parts.append(f"grant={self.grant.mode!r}")
         parts.append(f"timeout={self.timeout!r}")
         return f"UpstreamSpec({', '.join(parts)})"
 

@@ -18,6 +18,7 @@ from gateway.seams.mcp_sdk_seam import (
     TransportStreams,
     create_mcp_http_client,
 )
+from gateway.upstreams.bearer import BearerSource, BearerTransport
 from gateway.upstreams.errors import UpstreamError
 from gateway.upstreams.http_status import forget_refusal, note_refusals
 from gateway.upstreams.spec import UpstreamSpec
@@ -27,8 +28,9 @@ from gateway.upstreams.trace_headers import carry_trace_context
 from gateway.upstreams.wire_quirks import mend
 
 
-def open_transport(spec: UpstreamSpec) -> Transport:
-    """Return the (not yet entered) SDK transport that reaches `spec`.
+def open_transport(spec: UpstreamSpec, bearer: BearerSource | None = None) -> Transport:
+    """Return the (not yet entered) SDK transport that reaches `spec`; an HTTP upstream's
+    requests carry `bearer`'s token when one is given (see `bearer.py`).
 
     Raises:
         UpstreamError: the settings use placeholder variables that are not set.
@@ -44,12 +46,35 @@ def open_transport(spec: UpstreamSpec) -> Transport:
         return _stdio_with_relay(spec)
     assert spec.url is not None  # UpstreamSpec validates this
     if spec.transport == "sse":
-        return sse_client(spec.url, headers=dict(spec.headers), timeout=spec.timeout)
-    return _streamable_http(spec)
+        return sse_client(
+            spec.url,
+            headers=dict(spec.headers),
+            timeout=spec.timeout,
+            httpx_client_factory=lambda headers, timeout, auth: http_client(
+                headers, timeout, bearer
+            ),
+        )
+    return _streamable_http(spec, bearer)
+
+
+def http_client(
+    headers: dict[str, str] | None, timeout: httpx2.Timeout, bearer: BearerSource | None
+) -> httpx2.AsyncClient:
+    """The SDK's HTTP client for an upstream, or one whose requests carry `bearer`'s token
+    (set up as the SDK's: the same timeouts, redirects not followed)."""
+    if bearer is None:
+        return create_mcp_http_client(headers=headers, timeout=timeout)
+    return httpx2.AsyncClient(
+        headers=headers,
+        timeout=timeout,
+        transport=BearerTransport(bearer, httpx2.AsyncHTTPTransport()),
+    )
 
 
 @asynccontextmanager
-async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams]:
+async def _streamable_http(
+    spec: UpstreamSpec, bearer: BearerSource | None
+) -> AsyncIterator[TransportStreams]:
     """The Streamable HTTP transport with an HTTP client of its own, closed with it (the SDK
     closes only the clients it makes itself, which would leave the connections open).
 
@@ -57,16 +82,17 @@ async def _streamable_http(spec: UpstreamSpec) -> AsyncIterator[TransportStreams
     like a stdio upstream's messages (the SDK's default is 1 MiB)."""
     assert spec.url is not None
     forget_refusal(spec.name)
-    http_client = create_mcp_http_client(
-        headers=dict(spec.headers),
-        timeout=httpx2.Timeout(spec.timeout, read=max(spec.timeout, MCP_DEFAULT_SSE_READ_TIMEOUT)),
+    client = http_client(
+        dict(spec.headers),
+        httpx2.Timeout(spec.timeout, read=max(spec.timeout, MCP_DEFAULT_SSE_READ_TIMEOUT)),
+        bearer,
     )
-    note_refusals(spec.name, http_client)
-    carry_trace_context(http_client)
+    note_refusals(spec.name, client)
+    carry_trace_context(client)
     async with (
-        http_client,
+        client,
         streamable_http_client(
-            spec.url, http_client=http_client, max_sse_event_size=spec.max_message_bytes
+            spec.url, http_client=client, max_sse_event_size=spec.max_message_bytes
         ) as streams,
     ):
         yield streams

@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from gateway.upstreams.bearer import BearerSource
 from gateway.upstreams.errors import UpstreamError, leaf_exceptions, redact
 from gateway.upstreams.failures import startup_error
 from gateway.upstreams.hooks import ListKind, UpstreamHooks
@@ -51,6 +52,8 @@ class UpstreamSession:
     spec: UpstreamSpec
     hooks: UpstreamHooks
     prefer_modern: bool = False
+    bearer: BearerSource | None = None
+    """Where an HTTP upstream's bearer token comes from, when it carries a grant."""
     client: Client | None = None
     failure: UpstreamError | None = None
     broken: bool = False
@@ -167,7 +170,7 @@ class UpstreamSession:
                 self.mark_broken()
 
         return Client(
-            watch_closed(open_transport(self.spec), closed),
+            watch_closed(open_transport(self.spec, self.bearer), closed),
             mode=mode,
             cache=None,
             read_timeout_seconds=self.spec.timeout,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from clients.services import client_create
 from gateway.models import Upstream
 from tests.e2e import gateway_db
+from tests.e2e.loopback_proxies import round_robin
 from tests.fixtures.http_server import ECHO_SERVER, free_port, stop_process, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -166,6 +167,25 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
     live.log_path = tmp / "daphne.log"
     live.process = start_daphne(live, port, live.log_path)
     return live
+
+
+@contextmanager
+def behind_a_balancer(live: LiveGateway) -> Iterator[LiveGateway]:
+    """A second worker for `live` and a round-robin balancer in front of both, for a `with`
+    block; their /mcp URLs are in `live.extra` as `first`, `second` and `balanced`."""
+    second_port = free_port()
+    second = start_daphne(live, second_port, live.data_dir / "daphne-2.log")
+    first_port = int(live.url.rsplit(":", 1)[1].split("/")[0])
+    try:
+        with round_robin([first_port, second_port]) as balancer:
+            live.extra.update(
+                first=live.url,
+                second=f"http://127.0.0.1:{second_port}/mcp",
+                balanced=f"http://127.0.0.1:{balancer}/mcp",
+            )
+            yield live
+    finally:
+        stop_process(second)
 
 
 def create_superuser(live: LiveGateway, password: str) -> None:

@@ -9,9 +9,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.e2e.live import INITIALIZE, start_daphne, start_gateway, stdio_upstream, stop_gateway
-from tests.e2e.loopback_proxies import round_robin
-from tests.fixtures.http_server import free_port, stop_process
+from tests.e2e.live import INITIALIZE, behind_a_balancer, running_gateway, stdio_upstream
 
 pytestmark = pytest.mark.anyio
 REDIS = os.environ.get("TEST_REDIS_URL")
@@ -23,26 +21,16 @@ LABEL = re.compile(r'indexed as "([^"]+)"')
 def workers(tmp_path_factory):
     if not REDIS:
         pytest.skip("TEST_REDIS_URL is not set (CI sets it to the machine's Redis)")
-    gateway = start_gateway(
-        tmp_path_factory.mktemp("workers"),
-        [stdio_upstream("echo", "echo_server.py")],
-        [{"name": "hana", "set": {"response_threshold": 2048}}],
-        REDIS_URL=REDIS,
-    )
-    second_port = free_port()
-    second = start_daphne(gateway, second_port, gateway.data_dir / "daphne-2.log")
-    first_port = int(gateway.url.rsplit(":", 1)[1].split("/")[0])
-    try:
-        with round_robin([first_port, second_port]) as balancer:
-            gateway.extra.update(
-                first=gateway.url,
-                second=f"http://127.0.0.1:{second_port}/mcp",
-                balanced=f"http://127.0.0.1:{balancer}/mcp",
-            )
-            yield gateway
-    finally:
-        stop_process(second)
-        stop_gateway(gateway)
+    with (
+        running_gateway(
+            tmp_path_factory.mktemp("workers"),
+            [stdio_upstream("echo", "echo_server.py")],
+            [{"name": "hana", "set": {"response_threshold": 2048}}],
+            REDIS_URL=REDIS,
+        ) as gateway,
+        behind_a_balancer(gateway),
+    ):
+        yield gateway
 
 
 @asynccontextmanager

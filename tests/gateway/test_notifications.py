@@ -24,6 +24,11 @@ class Connection:
         self.sent.append((method, params))
 
 
+@dataclass(frozen=True)
+class Identity:
+    owner_id: int | None
+
+
 @dataclass
 class Session:
     """What the fan-out reads of a gateway session."""
@@ -31,6 +36,7 @@ class Session:
     upstreams: set[str]
     connection: Connection | None = field(default_factory=Connection)
     kinds: list[str] = field(default_factory=list)
+    identity: Identity = field(default_factory=lambda: Identity(None))
 
     def sees_upstream(self, name: str) -> bool:
         return name in self.upstreams
@@ -82,3 +88,11 @@ async def test_an_upstream_log_message_is_passed_on_under_the_upstreams_name():
         ("notifications/message", {"level": "info", "logger": "files/io", "data": "read"})
     ]
     assert other.connection.sent == []
+
+
+async def test_a_log_message_from_a_members_connection_reaches_only_that_members_sessions():
+    ann, ben, team = (Session({"hosted"}, identity=Identity(owner)) for owner in (7, 8, None))
+    notifications, _ = fan_out(a=ann, b=ben, c=team)
+    params = types.LoggingMessageNotificationParams(level="info", data="about ann's account")
+    await notifications.on_log("hosted", params, member=7)
+    assert [len(s.connection.sent) for s in (ann, ben, team)] == [1, 0, 0]

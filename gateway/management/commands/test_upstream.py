@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from gateway.catalog.listings import upstream_probe
 from gateway.models import Upstream
 from gateway.upstream_config.directory import spec_for
+from gateway.upstream_config.grants import bearer_for
 from gateway.upstreams import UpstreamError
 from gateway.upstreams.spec import UpstreamSpec
 from localrouter.url_masking import mask_url
@@ -43,7 +44,8 @@ class Command(BaseCommand):
         )
         self.stdout.flush()
         try:
-            listing = async_to_sync(upstream_probe)(spec)
+            # An OAuth upstream is tried with the team's grant (shared or machine).
+            listing = async_to_sync(upstream_probe)(spec, bearer_for(spec))
         except UpstreamError as error:
             raise CommandError(str(error)) from None
         if listing.error is not None:
