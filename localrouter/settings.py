@@ -100,6 +100,11 @@ try:
     GRANT_LOCK_PREFIX = config.env.str(
         "LOCALROUTER_GRANT_LOCK_PREFIX", default="localrouter:grant-refresh:"
     )
+    # Seconds a worker keeps an upstream access token it read (never past its refresh time):
+    # calls then read no database; another worker's Disconnect is seen within this. 0: none.
+    GRANT_TOKEN_CACHE_SECONDS = config.number(
+        "LOCALROUTER_GRANT_TOKEN_CACHE_SECONDS", 30, minimum=0
+    )
     # Failed admin logins: this many from one address, or for one user name, within the
     # window lock further attempts for the lockout (localrouter/admin_login.py). 0: never.
     LOGIN_FAILURE_LIMIT = int(config.number("LOCALROUTER_LOGIN_FAILURE_LIMIT", 5, minimum=0))

@@ -1,7 +1,8 @@
 """Access tokens this worker read lately, so that most calls to an OAuth upstream read no
-database: kept at most CACHE_SECONDS, and never past the moment the token is due for refresh.
+database: kept at most LOCALROUTER_GRANT_TOKEN_CACHE_SECONDS, and never past the moment the
+token is due for refresh.
 A 401 from the upstream drops the entry (`tokens.token_rejected`), as do Connect and
-Disconnect in this worker; another worker's Disconnect is seen within CACHE_SECONDS (and the
+Disconnect in this worker; another worker's Disconnect is seen within that time (and the
 upstream refuses a revoked token at once)."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-CACHE_SECONDS = 30.0
+from django.conf import settings
 
 Key = tuple[int, int | None]
 """(upstream id, member id as the caller gave it)"""
@@ -33,8 +34,8 @@ def cached(upstream_id: int, member_id: int | None) -> str | None:
 
 
 def remember(upstream_id: int, member_id: int | None, token: str, seconds: float) -> None:
-    """Keep `token` for `seconds` (at most CACHE_SECONDS)."""
-    lifetime = min(seconds, CACHE_SECONDS)
+    """Keep `token` for `seconds` (at most LOCALROUTER_GRANT_TOKEN_CACHE_SECONDS)."""
+    lifetime = min(seconds, settings.GRANT_TOKEN_CACHE_SECONDS)
     if lifetime > 0:
         _entries[(upstream_id, member_id)] = _Entry(token, time.monotonic() + lifetime)
 
