@@ -8,15 +8,15 @@ Run from the repository root (nice'd: the machine may be shared):
 
 One daphne on a free 127.0.0.1 port (fresh data dir, one stdio upstream: the SDK fixture
 `tests/fixtures/servers/echo_server.py`), or with `--workers K` and `--redis URL` K daphne
-workers sharing Redis behind a round-robin balancer. For each era, all N sessions run at
-once, each an SDK `mcp.Client` making M sequential `echo` calls with a text unique to the
-call; a reply with another text counts as mismatched. Counted: calls, errors (exceptions
-and error results), mismatched replies, p50/p99 latency, and the workers' resident memory
-before the first era (after one warm-up call), after the last, and after `--idle` seconds
-with every session closed. The tables go to stdout and into docs/reliability.md between
-`<!-- load:start -->` / `<!-- load:end -->` (`load-K-workers` for K workers; `--no-docs`
-skips). Every process started
-here is stopped before exit.
+workers sharing Redis behind a per-request round-robin balancer (`_balancer.py`: each
+request goes to the next worker, so most reach one that forwards them). For each era, all N
+sessions run at once, each an SDK `mcp.Client` making M sequential `echo` calls with a text
+unique to the call; a reply with another text counts as mismatched. Counted: calls, errors
+(exceptions and error results), mismatched replies, p50/p99 latency, and the workers'
+resident memory before the first era (after one warm-up call), after the last, and after
+`--idle` seconds with every session closed. The tables go to stdout and into
+docs/reliability.md between `<!-- load:start -->` / `<!-- load:end -->` (`load-K-workers`
+for K workers; `--no-docs` skips). Every process started here is stopped before exit.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0:1] = [str(ROOT)]  # run as a script: `benchmarks` and `tests` must be importable
 from benchmarks import _docs  # noqa: E402
+from benchmarks._balancer import per_request_balancer  # noqa: E402
 from benchmarks._live import gateway_databases_ready  # noqa: E402  (sets Django up first)
 from tests.e2e.live import LiveGateway, start_daphne, start_gateway, stdio_upstream  # noqa: E402
 from tests.e2e.live import stop_gateway as stop_first  # noqa: E402
-from tests.e2e.loopback_proxies import round_robin  # noqa: E402
 from tests.fixtures.http_server import free_port, stop_process  # noqa: E402
 
 RELIABILITY = ROOT / "docs" / "reliability.md"
@@ -201,8 +201,9 @@ def main(argv: list[str] | None = None) -> None:
         url = live.url
         if args.workers > 1:
             ports = [int(live.url.rsplit(":", 1)[1].split("/")[0])]
-            ports += [int(p.args[p.args.index("-p") + 1]) for p in processes[1:]]
-            url = f"http://127.0.0.1:{stack.enter_context(round_robin(ports))}/mcp"
+            ports += [int(p.args[p.args.index("--port") + 1]) for p in processes[1:]]
+            balancer = per_request_balancer(ports, free_port(), Path(tmp) / "balancer.log")
+            url = f"{stack.enter_context(balancer)}/mcp"
         results, memory = asyncio.run(measure(live, url, [p.pid for p in processes], args))
     report = "\n\n".join(
         [

@@ -106,6 +106,9 @@ class Gateway:
         """Let running requests finish (within the grace period), then end every session,
         stop upstream processes and write pending records."""
         grace = settings.MCP_SHUTDOWN_GRACE_SECONDS
+        if self.forwarding is not None:
+            # At once: the other workers stop forwarding here and treat its sessions as gone.
+            await self.forwarding.withdraw()
         unfinished = await self.inflight.close(grace)
         if unfinished:
             logger.warning(

@@ -57,6 +57,12 @@ try:
     HTTP_SERVER = config.choice("LOCALROUTER_SERVER", "daphne", ("daphne", "uvicorn"))
     # On SIGTERM, requests already running get this long to finish; new ones get 503.
     MCP_SHUTDOWN_GRACE_SECONDS = config.number("LOCALROUTER_SHUTDOWN_GRACE_SECONDS", 10, minimum=0)
+    # Several workers (REDIS_URL): a request forwarded to the worker owning its session waits
+    # this long for the owner to take it and begin answering, then gets 503 + Retry-After.
+    FORWARD_TIMEOUT_SECONDS = config.number("LOCALROUTER_FORWARD_TIMEOUT", 30, minimum=1)
+    # Workers renew a heartbeat in Redis this often; one silent for five periods is gone
+    # and its sessions unknown (404: their clients open new ones elsewhere).
+    FORWARD_HEARTBEAT_SECONDS = config.number("LOCALROUTER_WORKER_HEARTBEAT", 1, minimum=0.1)
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)
     )
