@@ -88,6 +88,7 @@ class Gateway:
             self.server,
             idle_timeout=settings.MCP_SESSION_IDLE_TIMEOUT,
             max_body_bytes=settings.MCP_MAX_BODY_BYTES,
+            worker_route=settings.WORKER_ROUTE,
         )
 
     async def _pass_log(

@@ -187,6 +187,15 @@ def choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def route_name(name: str) -> str:
+    """A worker's route name (empty: none): 1-16 lower-case letters, digits or '-', the
+    prefix of its session ids that a reverse proxy matches (docs/deploy.md)."""
+    value = os.environ.get(name, "").strip()
+    if value and not re.fullmatch(r"[a-z0-9-]{1,16}", value):
+        raise ConfigError(f"{name}: expected 1-16 of a-z, 0-9 and '-', got {value!r}")
+    return value
+
+
 def listing(name: str, default: list[str]) -> list[str]:
     """A comma-separated list from the environment."""
     raw = os.environ.get(name)

@@ -13,6 +13,7 @@ from django.conf import settings
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from redis.exceptions import RedisError
 
 from gateway.http import errors as http_errors
 from gateway.http.envelope import Envelope, inspect_body
@@ -106,7 +107,12 @@ async def serve_exchange(
     gateway = get_gateway()
     current_client.set(identity)
     if gateway.forwarding is not None and not forwarded:
-        owner = await _owner_elsewhere(gateway, scope, identity)
+        try:
+            owner = await _owner_elsewhere(gateway, scope, identity)
+        except (RedisError, OSError):
+            logger.warning("Redis did not answer who owns this request; 503", exc_info=True)
+            await http_errors.send_refusal(send, http_errors.owner_busy())
+            return
         if owner is not None:
             session = _header(scope, b"mcp-session-id") is not None
             await relay(gateway.forwarding, owner, scope, body, send, session=session)

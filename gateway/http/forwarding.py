@@ -44,25 +44,32 @@ class Forwarding:
         self.channel: str | None = None
         self._inbox: asyncio.Task | None = None
         self._heartbeat: Heartbeat | None = None
+        self._starting = asyncio.Lock()
         self._serving: dict[str, asyncio.Task] = {}  # forwarded exchanges, by id
 
     async def start(self, serve: Any) -> str:
         """Listen for forwarded exchanges (served with `serve`); return this worker's channel."""
         self._serve = serve
         if self.channel is None:
-            # One prefix for every channel of this process: channels_redis serves them all
-            # with one blocking read, which several prefixes would take turns at.
-            channel = await self.layer.new_channel()
-            heartbeat = Heartbeat(settings.REDIS_URL, channel, self.heartbeat_period)
-            await asyncio.to_thread(heartbeat.start)  # alive before it claims anything
-            self.channel, self._heartbeat = channel, heartbeat
-            self._inbox = asyncio.create_task(self._listen(), name="forwarding-inbox")
+            async with self._starting:  # the first requests of a worker arrive together
+                if self.channel is None:
+                    await self._begin_listening()
         return self.channel
 
-    async def _listen(self) -> None:
+    async def _begin_listening(self) -> None:
+        # One prefix for every channel of this process: channels_redis serves them all
+        # with one blocking read, which several prefixes would take turns at.
+        channel = await self.layer.new_channel()
+        heartbeat = Heartbeat(settings.REDIS_URL, channel, self.heartbeat_period)
+        await asyncio.to_thread(heartbeat.start)  # alive before it claims anything
+        self._heartbeat = heartbeat
+        self._inbox = asyncio.create_task(self._listen(channel), name="forwarding-inbox")
+        self.channel = channel
+
+    async def _listen(self, channel: str) -> None:
         while True:
             try:
-                message = await self.layer.receive(self.channel)
+                message = await self.layer.receive(channel)
             except (RedisError, OSError):  # Redis away for a moment: listen once it is back
                 logger.warning("forwarding inbox: receive failed; retrying", exc_info=True)
                 await asyncio.sleep(self.heartbeat_period)

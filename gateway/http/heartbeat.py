@@ -17,9 +17,9 @@ from redis.exceptions import RedisError
 logger = logging.getLogger(__name__)
 
 WORKER_PREFIX = "localrouter:worker:"
-# A worker is gone after this many heartbeat periods without one (a beat may be late when
-# Redis or the machine is slow for a moment).
-LIFE_IN_BEATS = 5
+# A worker is gone after this many heartbeat periods without one: a beat may be late by
+# seconds on an overloaded machine, and a live worker taken for gone loses its sessions.
+LIFE_IN_BEATS = 10
 
 
 class Heartbeat:

@@ -17,9 +17,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from redis.exceptions import RedisError
+
 from gateway.http import errors as http_errors
 from gateway.http.forwarding import Forwarding
 from gateway.http.patient_send import ChannelStaysFull
+from gateway.operations.metrics import families as metrics
 
 logger = logging.getLogger(__name__)
 Send = Callable[[dict], Awaitable[None]]
@@ -29,6 +32,15 @@ def _lost(session: bool) -> tuple:
     if session:
         return http_errors.refusal(404, "Session not found")
     return http_errors.owner_busy()
+
+
+async def _alive(forwarding: Forwarding, owner: str) -> bool:
+    """Whether the owner still beats; while Redis does not answer, it is taken to."""
+    try:
+        return await forwarding.directory.alive(owner)
+    except (RedisError, OSError):
+        logger.warning("Redis did not answer whether a worker is alive", exc_info=True)
+        return True
 
 
 async def relay(
@@ -42,6 +54,7 @@ async def relay(
         exchange = await forwarding.forward(owner, scope, body, reply)
     except ChannelStaysFull:
         logger.warning("the worker owning this session is not taking requests; 503")
+        metrics.count_forwarded("busy")
         await http_errors.send_refusal(send, http_errors.owner_busy())
         return
     loop = asyncio.get_running_loop()
@@ -59,9 +72,11 @@ async def relay(
                 await send(event)
                 started = True
                 if event["type"] == "http.response.body" and not event.get("more_body"):
+                    metrics.count_forwarded("relayed")
                     return
-            elif not await forwarding.directory.alive(owner):
+            elif not await _alive(forwarding, owner):
                 logger.warning("the worker owning this exchange is gone")
+                metrics.count_forwarded("gone")
                 if started:
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
                 else:
@@ -69,6 +84,7 @@ async def relay(
                 return
             elif not started and loop.time() > deadline:
                 logger.warning("the worker owning this session did not answer in time; 503")
+                metrics.count_forwarded("busy")
                 await asyncio.shield(forwarding.disconnect(owner, exchange))
                 await http_errors.send_refusal(send, http_errors.owner_busy())
                 return

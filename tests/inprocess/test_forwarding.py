@@ -13,6 +13,8 @@ import uuid
 import pytest
 from channels.exceptions import ChannelFull
 from channels.layers import get_channel_layer
+from prometheus_client import REGISTRY
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.http import exchange, heartbeat, owner_directory
 from gateway.http.heartbeat import Heartbeat
@@ -61,9 +63,15 @@ async def workers(settings, monkeypatch):
     await get_channel_layer().close_pools()
 
 
+def relayed() -> float:
+    sample = {"outcome": "relayed"}
+    return REGISTRY.get_sample_value("localrouter_forwarded_requests_total", sample) or 0
+
+
 async def test_a_session_opened_on_one_worker_is_served_by_the_other(workers, echo_token):
     first, second = workers
     session = await open_session(echo_token, app=first.app)
+    before = relayed()
     assert first.gateway.host.owns(session["Mcp-Session-Id"])
     listed = await post(echo_token, LISTING, app=second.app, **session)
     added = await post(
@@ -75,6 +83,7 @@ async def test_a_session_opened_on_one_worker_is_served_by_the_other(workers, ec
     assert added.json()["result"]["content"][0]["text"] == "5"
     assert not second.gateway.host.owns(session["Mcp-Session-Id"])
     assert not second.gateway.sessions.live()
+    assert relayed() - before == 2  # counted for /metrics
 
 
 async def test_a_streamed_answer_is_relayed_event_by_event(workers, echo_token):
@@ -136,6 +145,21 @@ async def test_an_owner_whose_inbox_stays_full_gives_a_retryable_503(
     # Not lost: the session answers once the owner takes requests again.
     again = await post(echo_token, LISTING, app=second.app, **session)
     assert again.status == 200
+
+
+async def test_redis_not_answering_who_owns_a_session_gives_a_retryable_503(
+    workers, echo_token, monkeypatch
+):
+    first, second = workers
+    session = await open_session(echo_token, app=first.app)
+
+    async def unanswered(key):
+        raise RedisTimeoutError("Timeout reading from 127.0.0.1:6379")
+
+    monkeypatch.setattr(second.gateway.forwarding.directory, "owner", unanswered)
+    refused = await post(echo_token, LISTING, app=second.app, **session)
+    assert refused.status == 503
+    assert refused.headers["retry-after"] == "1"
 
 
 async def test_a_quiet_owner_that_still_beats_is_not_taken_for_gone(workers, monkeypatch):

@@ -1,0 +1,144 @@
+"""Two workers behind Debian's HAProxy, configured as docs/deploy.md says: a session's
+requests reach its own worker, and a worker killed mid-run costs its clients one 404."""
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import shutil
+from contextlib import asynccontextmanager
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.e2e.haproxy import haproxy
+from tests.e2e.live import start_daphne, start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.scrape import METRICS_TOKEN, samples
+from tests.fixtures.http_server import free_port, stop_process
+
+pytestmark = pytest.mark.anyio
+REDIS = os.environ.get("TEST_REDIS_URL")
+CLIENTS = [f"c{number}" for number in range(8)]
+ROUTES = ("w8001", "w8002")
+
+
+@pytest.fixture(scope="module")
+def proxied(tmp_path_factory):
+    """Two workers (routes w8001, w8002) sharing Redis, behind HAProxy (the last test of
+    this module kills one)."""
+    if not REDIS:
+        pytest.skip("TEST_REDIS_URL is not set (CI sets it to the machine's Redis)")
+    if not shutil.which("haproxy") and not os.path.exists("/usr/sbin/haproxy"):
+        pytest.fail("haproxy is not installed (.ci/run installs Debian's package)")
+    tmp_path = tmp_path_factory.mktemp("proxied")
+    gateway = start_gateway(
+        tmp_path,
+        [stdio_upstream("echo", "echo_server.py")],
+        [{"name": name} for name in CLIENTS],
+        REDIS_URL=REDIS,
+        LOCALROUTER_METRICS_TOKEN=METRICS_TOKEN,
+        LOCALROUTER_WORKER_ROUTE=ROUTES[0],
+    )
+    second_port = free_port()
+    second_env = {**gateway.env, "LOCALROUTER_WORKER_ROUTE": ROUTES[1]}
+    second_live = dataclasses.replace(gateway, env=second_env)
+    second = start_daphne(second_live, second_port, tmp_path / "daphne-2.log")
+    first_port = int(gateway.url.rsplit(":", 1)[1].split("/")[0])
+    ports = dict(zip(ROUTES, (first_port, second_port), strict=True))
+    try:
+        with haproxy(ports, tmp_path) as url:
+            processes = dict(zip(ROUTES, (gateway.process, second), strict=True))
+            gateway.extra.update(proxy=url, processes=processes)
+            yield gateway
+    finally:
+        stop_process(second)
+        stop_gateway(gateway)
+
+
+@asynccontextmanager
+async def proxied_client(gateway, name: str, mode: str = "legacy"):
+    """An SDK client through the proxy; `.session_ids` lists the ids it was given."""
+    seen: list[str] = []
+
+    async def note(response: httpx2.Response) -> None:
+        if session_id := response.headers.get("mcp-session-id"):
+            seen.append(session_id)
+
+    headers = {"Authorization": f"Bearer {gateway.tokens[name]}"}
+    async with httpx2.AsyncClient(
+        headers=headers, timeout=60, event_hooks={"response": [note]}
+    ) as http:
+        transport = streamable_http_client(gateway.extra["proxy"], http_client=http)
+        async with Client(transport, mode=mode) as client:
+            client.session_ids = seen
+            yield client
+
+
+def forwarded(gateway) -> float:
+    return samples(gateway.url).total("localrouter_forwarded_requests_total")
+
+
+async def echo_round(client, tag: str, calls: int) -> None:
+    for number in range(calls):
+        text = f"{tag}-{number}"
+        reply = await client.call_tool("echo__echo", {"text": text})
+        assert not reply.is_error, reply.content[0].text
+        assert reply.content[0].text == text  # never another client's answer
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_requests_reach_their_own_worker_so_almost_none_is_forwarded(proxied, mode):
+    calls = 25
+    before = forwarded(proxied)
+    async with asyncio.TaskGroup() as group:
+        for name in CLIENTS:
+            group.create_task(_session(proxied, name, mode, calls))
+    assert forwarded(proxied) - before <= 0.01 * len(CLIENTS) * calls
+
+
+async def _session(gateway, name: str, mode: str, calls: int) -> None:
+    async with proxied_client(gateway, name, mode) as client:
+        await echo_round(client, name, calls)
+        if mode == "legacy":
+            assert client.session_ids[0].split(".")[0] in ROUTES
+
+
+@asynccontextmanager
+async def closed_quietly(opened):
+    """`opened`, left without raising: a client whose session is gone fails its DELETE."""
+
+    async def swallow(*_) -> bool:
+        return True
+
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_exit(swallow)
+        yield await stack.enter_async_context(opened)
+
+
+async def test_a_killed_worker_costs_its_clients_one_404_and_no_one_else_anything(proxied):
+    async with contextlib.AsyncExitStack() as stack:
+        clients = {}
+        for name in CLIENTS:
+            opened = closed_quietly(proxied_client(proxied, name))
+            clients[name] = await stack.enter_async_context(opened)
+            await echo_round(clients[name], name, 2)
+        routes = {name: client.session_ids[0].split(".")[0] for name, client in clients.items()}
+        assert set(routes.values()) == set(ROUTES), f"the token hash put all on one: {routes}"
+        victim = ROUTES[0]
+        proxied.extra["processes"][victim].kill()
+        proxied.extra["processes"][victim].wait()
+        affected = [name for name in CLIENTS if routes[name] == victim]
+        for name in CLIENTS:
+            if name not in affected:
+                await echo_round(clients[name], f"{name}-after", 3)
+        for name in affected:
+            with pytest.raises(Exception) as lost:  # noqa: PT011 - the SDK's error for a 404
+                await clients[name].call_tool("echo__echo", {"text": "lost?"})
+            assert "not found" in str(lost.value).lower(), repr(lost.value)
+    # Each affected client opens a new session, which lands on the live worker.
+    for name in affected:
+        async with proxied_client(proxied, name) as client:
+            await echo_round(client, f"{name}-again", 3)
+            assert not client.session_ids[0].startswith(victim)
