@@ -1,5 +1,6 @@
-"""Two workers behind Debian's HAProxy, configured as docs/deploy.md says: a session's
-requests reach its own worker, and a worker killed mid-run costs its clients one 404."""
+"""Two workers behind Debian's HAProxy or nginx, configured as docs/deploy.md says: a
+session's requests reach its own worker, and a worker killed mid-run costs its clients one
+404 and no one else anything."""
 
 import asyncio
 import contextlib
@@ -13,8 +14,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.e2e.haproxy import haproxy
 from tests.e2e.live import start_daphne, start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.reverse_proxies import haproxy, nginx
 from tests.e2e.scrape import METRICS_TOKEN, samples
 from tests.fixtures.http_server import free_port, stop_process
 
@@ -24,14 +25,16 @@ CLIENTS = [f"c{number}" for number in range(8)]
 ROUTES = ("w8001", "w8002")
 
 
-@pytest.fixture(scope="module")
-def proxied(tmp_path_factory):
-    """Two workers (routes w8001, w8002) sharing Redis, behind HAProxy (the last test of
+@pytest.fixture(scope="module", params=[haproxy, nginx], ids=["haproxy", "nginx"])
+def proxied(request, tmp_path_factory):
+    """Two workers (routes w8001, w8002) sharing Redis, behind the proxy (the last test of
     this module kills one)."""
+    proxy = request.param
     if not REDIS:
         pytest.skip("TEST_REDIS_URL is not set (CI sets it to the machine's Redis)")
-    if not shutil.which("haproxy") and not os.path.exists("/usr/sbin/haproxy"):
-        pytest.fail("haproxy is not installed (.ci/run installs Debian's package)")
+    name = proxy.__name__
+    if not shutil.which(name) and not os.path.exists(f"/usr/sbin/{name}"):
+        pytest.fail(f"{name} is not installed (.ci/run installs Debian's package)")
     tmp_path = tmp_path_factory.mktemp("proxied")
     gateway = start_gateway(
         tmp_path,
@@ -48,7 +51,7 @@ def proxied(tmp_path_factory):
     first_port = int(gateway.url.rsplit(":", 1)[1].split("/")[0])
     ports = dict(zip(ROUTES, (first_port, second_port), strict=True))
     try:
-        with haproxy(ports, tmp_path) as url:
+        with proxy(ports, tmp_path) as url:
             processes = dict(zip(ROUTES, (gateway.process, second), strict=True))
             gateway.extra.update(proxy=url, processes=processes)
             yield gateway
@@ -90,7 +93,7 @@ async def echo_round(client, tag: str, calls: int) -> None:
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_requests_reach_their_own_worker_so_almost_none_is_forwarded(proxied, mode):
-    calls = 25
+    calls = 15
     before = forwarded(proxied)
     async with asyncio.TaskGroup() as group:
         for name in CLIENTS:
