@@ -62,7 +62,9 @@ try:
     WORKER_ROUTE = config.route_name("LOCALROUTER_WORKER_ROUTE")
     # Several workers (REDIS_URL): a request forwarded to the worker owning its session waits
     # this long for the owner to take it and begin answering, then gets 503 + Retry-After.
-    FORWARD_TIMEOUT_SECONDS = config.number("LOCALROUTER_FORWARD_TIMEOUT", 60, minimum=1)
+    # A live owner begins within the 15 s after which a quiet answer becomes an event
+    # stream, unless it is starved: only a wedged owner should reach this.
+    FORWARD_TIMEOUT_SECONDS = config.number("LOCALROUTER_FORWARD_TIMEOUT", 300, minimum=1)
     # Workers renew a heartbeat in Redis this often; one silent for ten periods is gone
     # and its sessions unknown (404: their clients open new ones elsewhere).
     FORWARD_HEARTBEAT_SECONDS = config.number("LOCALROUTER_WORKER_HEARTBEAT", 1, minimum=0.1)

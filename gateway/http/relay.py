@@ -4,8 +4,9 @@ The owner's answer comes over a reply channel of this worker. While it is awaite
 owner's heartbeat is checked once per heartbeat period, so a quiet owner is never taken
 for a gone one (a call may run for minutes) and a gone one is noticed within seconds:
 
-- the owner's inbox stays full, or it takes no answer in hand within the forwarding
-  timeout: 503 with Retry-After (it is alive; the session is not lost);
+- the owner's inbox stays full, or it does not begin answering within the forwarding
+  timeout (a live owner begins within seconds; an overloaded one is waited on, as its own
+  clients wait): 503 with Retry-After (it is alive; the session is not lost);
 - the owner stops beating before it answers: the session died with it (404, the client
   opens a new one); a 2026-07-28 client's request gets 503 (the next one is served here);
 - the owner stops beating in the middle of an answer: the answer is ended there.
