@@ -9,6 +9,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from benchmarks import load
+from benchmarks._balancer import per_request_balancer
 from tests.e2e.live import INITIALIZE, start_daphne, start_gateway, stdio_upstream, stop_gateway
 from tests.e2e.loopback_proxies import round_robin
 from tests.fixtures.http_server import free_port, stop_process
@@ -28,16 +30,23 @@ def workers(tmp_path_factory):
         [stdio_upstream("echo", "echo_server.py")],
         [{"name": "hana", "set": {"response_threshold": 2048}}],
         REDIS_URL=REDIS,
+        # A small channel layer, which a burst of forwarded requests fills: they wait.
+        LOCALROUTER_CHANNEL_CAPACITY="10",
     )
     second_port = free_port()
     second = start_daphne(gateway, second_port, gateway.data_dir / "daphne-2.log")
     first_port = int(gateway.url.rsplit(":", 1)[1].split("/")[0])
+    log = gateway.data_dir / "balancer.log"
     try:
-        with round_robin([first_port, second_port]) as balancer:
+        with (
+            round_robin([first_port, second_port]) as balancer,
+            per_request_balancer([first_port, second_port], free_port(), log) as per_request,
+        ):
             gateway.extra.update(
                 first=gateway.url,
                 second=f"http://127.0.0.1:{second_port}/mcp",
                 balanced=f"http://127.0.0.1:{balancer}/mcp",
+                per_request=f"{per_request}/mcp",
             )
             yield gateway
     finally:
@@ -101,3 +110,12 @@ async def test_an_upstreams_sampling_request_reaches_the_client_behind_the_balan
             assert not result.is_error
             assert result.content[0].text == f"model says: {question}"
     assert asked == ["one?", "two?", "three?"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_many_sessions_balanced_per_request_lose_no_call(workers, mode):
+    # The audit's case, smaller (benchmarks/load.py runs it full size): every other request
+    # reaches the worker that does not own its session and is forwarded through Redis.
+    factory = load.client_factory(workers.extra["per_request"], workers, [workers.tokens["hana"]])
+    result = await load.run_era(factory, mode, sessions=30, calls=10, tool="echo__echo")
+    assert (result.calls, result.errors, result.mismatched) == (300, 0, 0)
