@@ -21,6 +21,16 @@ local owner = redis.call('GET', KEYS[1])
 if not owner then return {false, 0} end
 return {owner, redis.call('EXISTS', ARGV[1] .. owner)}
 """
+# KEYS[1] owner key; ARGV: worker prefix, claiming channel, ttl -> the owner: the live one
+# recorded (its claim renewed if it is the claimant), else the claimant, now recorded.
+_CLAIM = """
+local owner = redis.call('GET', KEYS[1])
+if owner and owner ~= ARGV[2] and redis.call('EXISTS', ARGV[1] .. owner) == 1 then
+  return owner
+end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
+return ARGV[2]
+"""
 # KEYS[1] owner key; ARGV: expected owner, new owner or '' (delete), ttl -> 1 if replaced.
 _REPLACE_IF = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -40,6 +50,7 @@ class OwnerDirectory:
         self._ttl = ttl_seconds
         self._owner_and_life = self._redis.register_script(_OWNER_AND_LIFE)
         self._replace_if = self._redis.register_script(_REPLACE_IF)
+        self._claim = self._redis.register_script(_CLAIM)
         self._mine: set[str] = set()  # keys this worker claimed, handed back by `withdraw`
 
     async def owner(self, key: str) -> str | None:
@@ -55,20 +66,15 @@ class OwnerDirectory:
         return owner.decode()
 
     async def claim(self, key: str, channel: str) -> str:
-        """Record this worker as owner unless a live one is; return the owner."""
-        self._mine.add(key)
-        if await self._redis.set(OWNER_PREFIX + key, channel, ex=self._ttl, nx=True):
-            return channel
-        owner = await self.owner(key)
-        if owner is None:  # gone meanwhile, or its owner died: take it over
-            if await self._redis.set(OWNER_PREFIX + key, channel, ex=self._ttl, nx=True):
-                return channel
-            owner = await self.owner(key)
+        """Record this worker as owner unless a live one is; return the owner (one round
+        trip: a 2026-07-28 client's every request claims it)."""
+        args = [heartbeat.WORKER_PREFIX, channel, self._ttl]
+        owner = (await self._claim(keys=[OWNER_PREFIX + key], args=args)).decode()
         if owner == channel:
-            await self._redis.expire(OWNER_PREFIX + key, self._ttl)
+            self._mine.add(key)
         else:
             self._mine.discard(key)
-        return owner or channel
+        return owner
 
     async def release(self, key: str, channel: str) -> None:
         self._mine.discard(key)

@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.e2e.live import start_daphne, start_gateway, stdio_upstream, stop_gateway
+from tests.e2e.live import start_daphne, start_gateway, stdio_upstream
 from tests.e2e.reverse_proxies import haproxy, nginx
 from tests.e2e.scrape import METRICS_TOKEN, samples
 from tests.fixtures.http_server import free_port, stop_process
@@ -27,14 +27,14 @@ ROUTES = ("w8001", "w8002")
 
 @pytest.fixture(scope="module", params=[haproxy, nginx], ids=["haproxy", "nginx"])
 def proxied(request, tmp_path_factory):
-    """Two workers (routes w8001, w8002) sharing Redis, behind the proxy (the last test of
-    this module kills one)."""
+    """Two workers (routes w8001, w8002) sharing Redis, behind the proxy (the last tests of
+    this module stop one, start it again, and kill it)."""
     proxy = request.param
     if not REDIS:
         pytest.skip("TEST_REDIS_URL is not set (CI sets it to the machine's Redis)")
-    name = proxy.__name__
-    if not shutil.which(name) and not os.path.exists(f"/usr/sbin/{name}"):
-        pytest.fail(f"{name} is not installed (.ci/run installs Debian's package)")
+    binary = proxy.__name__
+    if not shutil.which(binary) and not os.path.exists(f"/usr/sbin/{binary}"):
+        pytest.fail(f"{binary} is not installed (.ci/run installs Debian's package)")
     tmp_path = tmp_path_factory.mktemp("proxied")
     gateway = start_gateway(
         tmp_path,
@@ -44,20 +44,34 @@ def proxied(request, tmp_path_factory):
         LOCALROUTER_METRICS_TOKEN=METRICS_TOKEN,
         LOCALROUTER_WORKER_ROUTE=ROUTES[0],
     )
+
+    def start_worker(route: str, port: int, log_name: str):
+        route_env = {**gateway.env, "LOCALROUTER_WORKER_ROUTE": route}
+        worker = dataclasses.replace(gateway, env=route_env)
+        return start_daphne(worker, port, tmp_path / log_name)
+
     second_port = free_port()
-    second_env = {**gateway.env, "LOCALROUTER_WORKER_ROUTE": ROUTES[1]}
-    second_live = dataclasses.replace(gateway, env=second_env)
-    second = start_daphne(second_live, second_port, tmp_path / "daphne-2.log")
+    second = start_worker(ROUTES[1], second_port, "daphne-2.log")
     first_port = int(gateway.url.rsplit(":", 1)[1].split("/")[0])
     ports = dict(zip(ROUTES, (first_port, second_port), strict=True))
+    processes = dict(zip(ROUTES, (gateway.process, second), strict=True))
+
+    def restart(route: str) -> None:
+        """Start the worker of `route` again, on its port (it was stopped)."""
+        worker = dataclasses.replace(
+            gateway, env={**gateway.env, "LOCALROUTER_WORKER_ROUTE": route}
+        )
+        log = tmp_path / f"daphne-{route}-again.log"
+        processes[route] = start_daphne(worker, ports[route], log)
+
+    urls = {route: f"http://127.0.0.1:{port}/mcp" for route, port in ports.items()}
     try:
         with proxy(ports, tmp_path) as url:
-            processes = dict(zip(ROUTES, (gateway.process, second), strict=True))
-            gateway.extra.update(proxy=url, processes=processes)
+            gateway.extra.update(proxy=url, processes=processes, restart=restart, urls=urls)
             yield gateway
     finally:
-        stop_process(second)
-        stop_gateway(gateway)
+        for process in processes.values():
+            stop_process(process)
 
 
 @asynccontextmanager
@@ -79,8 +93,10 @@ async def proxied_client(gateway, name: str, mode: str = "legacy"):
             yield client
 
 
-def forwarded(gateway) -> float:
-    return samples(gateway.url).total("localrouter_forwarded_requests_total")
+def forwarded(gateway, **outcome: str) -> float:
+    """Requests forwarded between the workers so far (scraped from the one that stays up)."""
+    scraped = samples(gateway.extra["urls"][ROUTES[1]])
+    return scraped.total("localrouter_forwarded_requests_total", **outcome)
 
 
 async def echo_round(client, tag: str, calls: int) -> None:
@@ -120,28 +136,60 @@ async def closed_quietly(opened):
         yield await stack.enter_async_context(opened)
 
 
-async def test_a_killed_worker_costs_its_clients_one_404_and_no_one_else_anything(proxied):
-    async with contextlib.AsyncExitStack() as stack:
-        clients = {}
-        for name in CLIENTS:
-            opened = closed_quietly(proxied_client(proxied, name))
-            clients[name] = await stack.enter_async_context(opened)
-            await echo_round(clients[name], name, 2)
-        routes = {name: client.session_ids[0].split(".")[0] for name, client in clients.items()}
-        assert set(routes.values()) == set(ROUTES), f"the token hash put all on one: {routes}"
-        victim = ROUTES[0]
-        proxied.extra["processes"][victim].kill()
-        proxied.extra["processes"][victim].wait()
-        affected = [name for name in CLIENTS if routes[name] == victim]
-        for name in CLIENTS:
-            if name not in affected:
-                await echo_round(clients[name], f"{name}-after", 3)
-        for name in affected:
-            with pytest.raises(Exception) as lost:  # noqa: PT011 - the SDK's error for a 404
-                await clients[name].call_tool("echo__echo", {"text": "lost?"})
-            assert "not found" in str(lost.value).lower(), repr(lost.value)
-    # Each affected client opens a new session, which lands on the live worker.
+async def open_clients(gateway, stack: contextlib.AsyncExitStack) -> dict:
+    """Every client with a session through the proxy, two calls made; sessions on both."""
+    clients = {}
+    for name in CLIENTS:
+        clients[name] = await stack.enter_async_context(
+            closed_quietly(proxied_client(gateway, name))
+        )
+        await echo_round(clients[name], name, 2)
+    routes = {name: client.session_ids[0].split(".")[0] for name, client in clients.items()}
+    assert set(routes.values()) == set(ROUTES), f"the token hash put all on one: {routes}"
+    return clients
+
+
+async def survive(gateway, clients: dict, victim: str) -> list[str]:
+    """After `victim` stopped: the other clients go on, the victim's get 404; those."""
+    affected = [name for name, c in clients.items() if c.session_ids[0].startswith(victim)]
+    for name in CLIENTS:
+        if name not in affected:
+            await echo_round(clients[name], f"{name}-after", 3)
     for name in affected:
-        async with proxied_client(proxied, name) as client:
+        with pytest.raises(Exception) as lost:  # noqa: PT011 - the SDK's error for a 404
+            await clients[name].call_tool("echo__echo", {"text": "lost?"})
+        assert "not found" in str(lost.value).lower(), repr(lost.value)
+    return affected
+
+
+async def reopen(gateway, affected: list[str], victim: str) -> None:
+    """Each affected client opens a new session, which lands on the live worker."""
+    for name in affected:
+        async with proxied_client(gateway, name) as client:
             await echo_round(client, f"{name}-again", 3)
             assert not client.session_ids[0].startswith(victim)
+
+
+async def test_a_worker_stopped_gracefully_hands_its_sessions_back_at_once(proxied):
+    victim = ROUTES[0]
+    waited_on_the_gone = forwarded(proxied, outcome="gone")
+    async with contextlib.AsyncExitStack() as stack:
+        clients = await open_clients(proxied, stack)
+        proxied.extra["processes"][victim].terminate()  # SIGTERM: a graceful stop
+        assert proxied.extra["processes"][victim].wait(timeout=60) == 0
+        affected = await survive(proxied, clients, victim)
+    await reopen(proxied, affected, victim)
+    # Its sessions were handed back: no request was relayed to it to wait for its heartbeat
+    # to expire, as for a worker that is killed.
+    assert forwarded(proxied, outcome="gone") == waited_on_the_gone
+    proxied.extra["restart"](victim)
+
+
+async def test_a_killed_worker_costs_its_clients_one_404_and_no_one_else_anything(proxied):
+    victim = ROUTES[0]
+    async with contextlib.AsyncExitStack() as stack:
+        clients = await open_clients(proxied, stack)
+        proxied.extra["processes"][victim].kill()
+        proxied.extra["processes"][victim].wait()
+        affected = await survive(proxied, clients, victim)
+    await reopen(proxied, affected, victim)
