@@ -89,7 +89,10 @@ def _claiming(gateway: Gateway, send: Send) -> Send:
             for name, value in event.get("headers", []):
                 if name.lower() == b"mcp-session-id":
                     mine = await gateway.forwarding.start(serve_exchange)
-                    await gateway.forwarding.directory.claim(value.decode(), mine)
+                    try:
+                        await gateway.forwarding.directory.claim(value.decode(), mine)
+                    except (RedisError, OSError):  # the session works; it is not forwarded
+                        logger.warning("could not record a new session's owner in Redis")
         await send(event)
 
     return send_and_claim
