@@ -45,6 +45,9 @@ def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.C
         ("LOCALROUTER_CSP", "strict", "LOCALROUTER_CSP: expected one of enforce, report-only, off"),
         ("LOCALROUTER_CSP_POLICY", "default_src 'self'", "LOCALROUTER_CSP_POLICY: 'default_src'"),
         ("LOCALROUTER_LOGIN_FAILURE_LIMIT", "-1", "LOCALROUTER_LOGIN_FAILURE_LIMIT: must be"),
+        ("LOCALROUTER_WORKER_ROUTE", "w 8001", "LOCALROUTER_WORKER_ROUTE: expected 1-16 of a-z"),
+        ("LOCALROUTER_FORWARD_TIMEOUT", "0", "LOCALROUTER_FORWARD_TIMEOUT: must be at least 1"),
+        ("LOCALROUTER_WORKER_HEARTBEAT", "fast", "LOCALROUTER_WORKER_HEARTBEAT: expected a"),
         (
             "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB",
             "-1",
