@@ -1,4 +1,5 @@
-"""Two daphne workers sharing Redis serve one client behind a round-robin balancer."""
+"""Two daphne workers sharing Redis serve clients behind round-robin balancers (per connection,
+and per request: every other request is forwarded to the owner)."""
 
 import os
 import re
