@@ -4,7 +4,7 @@ Run from the repository root (nice'd: the machine may be shared):
 
     nice .venv/bin/python benchmarks/load.py [--sessions 100] [--calls 100]
         [--eras legacy,2026-07-28] [--workers 1] [--redis redis://127.0.0.1:6379/15]
-        [--proxy round-robin|haproxy] [--idle 15] [--no-docs]
+        [--proxy round-robin|haproxy] [--clients K] [--idle 15] [--no-docs]
 
 One daphne on a free 127.0.0.1 port (fresh data dir, one stdio upstream: the SDK fixture
 `tests/fixtures/servers/echo_server.py`), or with `--workers K` and `--redis URL` K daphne
@@ -205,7 +205,8 @@ def start_workers(tmp: Path, args, stack: ExitStack) -> tuple[LiveGateway, str, 
     if routed:
         env["LOCALROUTER_WORKER_ROUTE"] = routes[0]
     # Behind HAProxy, initialize and 2026-07-28 requests are hashed on the token: a team.
-    clients = [{"name": f"load-{n}"} for n in range(8 * args.workers if routed else 1)]
+    count = args.clients or (8 * args.workers if routed else 1)
+    clients = [{"name": f"load-{n}"} for n in range(count)]
     upstreams = [stdio_upstream("echo", "echo_server.py")]
     live = start_gateway(tmp, upstreams, clients, **env)
     stack.callback(stop_first, live)
@@ -240,6 +241,13 @@ def main(argv: list[str] | None = None) -> None:
         help="in front of several workers: per-request round robin (most requests are "
         "forwarded) or HAProxy routing by session as docs/deploy.md configures it",
     )
+    parser.add_argument(
+        "--clients",
+        type=int,
+        default=0,
+        help="client tokens the sessions take in turn (default: 1, or 8 per worker behind "
+        "HAProxy); give one worker as many to compare it with several",
+    )
     parser.add_argument("--idle", type=float, default=15.0)
     parser.add_argument("--no-docs", action="store_true")
     args = parser.parse_args(argv)
@@ -262,6 +270,7 @@ def main(argv: list[str] | None = None) -> None:
             f"`benchmarks/load.py --sessions {args.sessions} --calls {args.calls} "
             f"--workers {args.workers}"
             + (f" --proxy {args.proxy}" if args.workers > 1 else "")
+            + (f" --clients {args.clients}" if args.clients else "")
             + "`: every era's sessions at once, each making sequential `echo` calls with a "
             "text unique to the call.",
             results_table(results),
