@@ -23,10 +23,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 NO_BODY_STATUSES = (204, 304)
 
@@ -219,6 +224,25 @@ async def relay_chunks(reader: asyncio.StreamReader, client: asyncio.StreamWrite
         await client.drain()
         if size == 0:
             return
+
+
+@contextlib.contextmanager
+def per_request_balancer(worker_ports: list[int], port: int, log: Path) -> Iterator[str]:
+    """This balancer in a process of its own for the length of the block; yields its base URL.
+
+    Raises:
+        RuntimeError: it exited or did not listen within a minute (its log says why).
+    """
+    from tests.fixtures.http_server import stop_process, wait_for_port
+
+    args = [sys.executable, __file__, "--port", str(port), *map(str, worker_ports)]
+    with log.open("wb") as output:
+        process = subprocess.Popen(args, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(process, port, 60)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(process)
 
 
 def main() -> None:

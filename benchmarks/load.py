@@ -4,18 +4,21 @@ Run from the repository root (nice'd: the machine may be shared):
 
     nice .venv/bin/python benchmarks/load.py [--sessions 100] [--calls 100]
         [--eras legacy,2026-07-28] [--workers 1] [--redis redis://127.0.0.1:6379/15]
-        [--idle 15] [--no-docs]
+        [--proxy round-robin|haproxy] [--clients K] [--idle 15] [--no-docs]
 
 One daphne on a free 127.0.0.1 port (fresh data dir, one stdio upstream: the SDK fixture
 `tests/fixtures/servers/echo_server.py`), or with `--workers K` and `--redis URL` K daphne
-workers sharing Redis behind a round-robin balancer. For each era, all N sessions run at
-once, each an SDK `mcp.Client` making M sequential `echo` calls with a text unique to the
-call; a reply with another text counts as mismatched. Counted: calls, errors (exceptions
-and error results), mismatched replies, p50/p99 latency, and the workers' resident memory
-before the first era (after one warm-up call), after the last, and after `--idle` seconds
-with every session closed. The tables go to stdout and into docs/reliability.md between
-`<!-- load:start -->` / `<!-- load:end -->` (`load-K-workers` for K workers; `--no-docs`
-skips). Every process started
+workers sharing Redis behind a per-request round-robin balancer (`_balancer.py`: each
+request goes to the next worker, so most reach one that forwards them), or with `--proxy
+haproxy` behind Debian's HAProxy configured as docs/deploy.md says (sessions routed to their
+worker by id; 8 clients per worker, since the rest is hashed on the token). For each era,
+all N sessions run at once, each an SDK `mcp.Client` making M sequential `echo` calls with a
+text unique to the call; a reply with another text counts as mismatched. Counted: calls,
+errors (exceptions and error results), mismatched replies, p50/p99 latency, calls/s, the
+workers' own CPU time per call, and the workers' resident memory before the first era (after
+one warm-up call), after the last, and after `--idle` seconds with every session closed. The
+tables go to stdout and into docs/reliability.md between `<!-- load:start -->` / `<!--
+load:end -->` (`load-K-workers` for K workers; `--no-docs` skips). Every process started
 here is stopped before exit.
 """
 
@@ -24,7 +27,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
+import itertools
 import math
+import os
 import sys
 import tempfile
 import time
@@ -35,10 +41,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0:1] = [str(ROOT)]  # run as a script: `benchmarks` and `tests` must be importable
 from benchmarks import _docs  # noqa: E402
+from benchmarks._balancer import per_request_balancer  # noqa: E402
 from benchmarks._live import gateway_databases_ready  # noqa: E402  (sets Django up first)
 from tests.e2e.live import LiveGateway, start_daphne, start_gateway, stdio_upstream  # noqa: E402
 from tests.e2e.live import stop_gateway as stop_first  # noqa: E402
-from tests.e2e.loopback_proxies import round_robin  # noqa: E402
+from tests.e2e.reverse_proxies import haproxy  # noqa: E402
 from tests.fixtures.http_server import free_port, stop_process  # noqa: E402
 
 RELIABILITY = ROOT / "docs" / "reliability.md"
@@ -59,6 +66,7 @@ class EraResult:
     mismatched: int = 0
     latencies: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # the workers' own CPU time during the era
 
     def percentile(self, share: float) -> float:
         """Latency in milliseconds at `share` (0.5 for the median)."""
@@ -108,6 +116,15 @@ async def run_era(
     return result
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time the processes have used so far (from /proc)."""
+    ticks = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mib(pids: list[int]) -> float:
     """Resident memory of the processes, MiB (from /proc)."""
     total = 0
@@ -120,6 +137,7 @@ def rss_mib(pids: list[int]) -> float:
 
 def results_table(results: list[EraResult]) -> str:
     columns = ["era", "sessions x calls", "calls", "errors", "mismatched", "p50 ms", "p99 ms"]
+    columns += ["calls/s", "workers' CPU ms/call"]
     rows = [
         [
             r.era,
@@ -130,10 +148,11 @@ def results_table(results: list[EraResult]) -> str:
             f"{r.percentile(0.5):.1f}",
             f"{r.percentile(0.99):.1f}",
             f"{r.calls / r.seconds:,.0f}",
+            f"{1000 * r.cpu_seconds / r.calls:.2f}",
         ]
         for r in results
     ]
-    return _docs.markdown_table([*columns, "calls/s"], rows, "llrrrrrr")
+    return _docs.markdown_table(columns, rows, "llrrrrrrr")
 
 
 def memory_table(memory: dict[str, float], workers: int) -> str:
@@ -143,14 +162,16 @@ def memory_table(memory: dict[str, float], workers: int) -> str:
     return _docs.markdown_table(columns, rows, "lrr")
 
 
-def client_factory(url: str, live: LiveGateway, token: str):
-    """era -> an SDK client of that era for `token` at `url`."""
+def client_factory(url: str, live: LiveGateway, tokens: list[str]):
+    """era -> an SDK client of that era at `url`, for each of `tokens` in turn."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
+    turns = itertools.cycle(tokens)
+
     @contextlib.asynccontextmanager
     async def factory(era: str):
-        async with live.http(token) as http:  # the SDK leaves a client it is given open
+        async with live.http(next(turns)) as http:  # the SDK leaves a client it is given open
             transport = streamable_http_client(url, http_client=http)
             async with Client(transport, mode=era) as client:
                 yield client
@@ -160,14 +181,50 @@ def client_factory(url: str, live: LiveGateway, token: str):
 
 async def measure(live: LiveGateway, url: str, pids: list[int], args) -> tuple[list, dict]:
     """Warm up, run every era, idle; the results and the memory readings."""
-    factory = client_factory(url, live, live.tokens["load"])
-    await run_era(factory, ERAS[0], 1, 1)  # starts the gateway and its upstream
+    factory = client_factory(url, live, list(live.tokens.values()))
+    for _ in live.tokens:  # starts each worker's gateway and upstream
+        await run_era(factory, ERAS[0], 1, 1)
     memory = {"before": rss_mib(pids)}
-    results = [await run_era(factory, era, args.sessions, args.calls) for era in args.eras]
+    results = []
+    for era in args.eras:
+        used = cpu_seconds(pids)
+        results.append(await run_era(factory, era, args.sessions, args.calls))
+        results[-1].cpu_seconds = cpu_seconds(pids) - used
     memory["after the load"] = rss_mib(pids)
     await asyncio.sleep(args.idle)
     memory[f"after {args.idle:g} s idle"] = rss_mib(pids)
     return results, memory
+
+
+def start_workers(tmp: Path, args, stack: ExitStack) -> tuple[LiveGateway, str, list[int]]:
+    """The workers (stopped by `stack`) and the URL the clients use: the worker itself, the
+    per-request balancer, or HAProxy configured as docs/deploy.md says; and their pids."""
+    routed = args.proxy == "haproxy"
+    routes = [f"w{8001 + number}" for number in range(args.workers)]
+    env = {"REDIS_URL": args.redis} if args.redis else {}
+    if routed:
+        env["LOCALROUTER_WORKER_ROUTE"] = routes[0]
+    # Behind HAProxy, initialize and 2026-07-28 requests are hashed on the token: a team.
+    count = args.clients or (8 * args.workers if routed else 1)
+    clients = [{"name": f"load-{n}"} for n in range(count)]
+    upstreams = [stdio_upstream("echo", "echo_server.py")]
+    live = start_gateway(tmp, upstreams, clients, **env)
+    stack.callback(stop_first, live)
+    processes = [live.process]
+    ports = {routes[0]: int(live.url.rsplit(":", 1)[1].split("/")[0])}
+    for route in routes[1:]:
+        worker = dataclasses.replace(live, env={**live.env, "LOCALROUTER_WORKER_ROUTE": route})
+        ports[route] = free_port()
+        extra = start_daphne(worker, ports[route], tmp / f"daphne-{route}.log")
+        stack.callback(stop_process, extra)
+        processes.append(extra)
+    url = live.url
+    if routed:
+        url = stack.enter_context(haproxy(ports, tmp))
+    elif args.workers > 1:
+        balancer = per_request_balancer(list(ports.values()), free_port(), tmp / "balancer.log")
+        url = f"{stack.enter_context(balancer)}/mcp"
+    return live, url, [p.pid for p in processes]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -177,40 +234,45 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eras", type=lambda s: s.split(","), default=list(ERAS))
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--redis", default="", help="REDIS_URL for several workers")
+    parser.add_argument(
+        "--proxy",
+        choices=("round-robin", "haproxy"),
+        default="round-robin",
+        help="in front of several workers: per-request round robin (most requests are "
+        "forwarded) or HAProxy routing by session as docs/deploy.md configures it",
+    )
+    parser.add_argument(
+        "--clients",
+        type=int,
+        default=0,
+        help="client tokens the sessions take in turn (default: 1, or 8 per worker behind "
+        "HAProxy); give one worker as many to compare it with several",
+    )
     parser.add_argument("--idle", type=float, default=15.0)
     parser.add_argument("--no-docs", action="store_true")
     args = parser.parse_args(argv)
     machine = _docs.machine()  # its load average is the one before the run
     if args.workers > 1 and not args.redis:
         parser.error("--workers above 1 needs --redis")
-    env = {"REDIS_URL": args.redis} if args.redis else {}
+    if args.proxy == "haproxy" and not 1 < args.workers < 4:
+        parser.error("--proxy haproxy takes 2 or 3 workers (docs/deploy.md's example)")
     with (
         gateway_databases_ready(),
         tempfile.TemporaryDirectory(prefix="localrouter-load-") as tmp,
         ExitStack() as stack,
     ):
-        live = start_gateway(
-            Path(tmp), [stdio_upstream("echo", "echo_server.py")], [{"name": "load"}], **env
-        )
-        stack.callback(stop_first, live)
-        processes = [live.process]
-        for number in range(1, args.workers):
-            extra = start_daphne(live, free_port(), Path(tmp) / f"daphne-{number + 1}.log")
-            stack.callback(stop_process, extra)
-            processes.append(extra)
-        url = live.url
-        if args.workers > 1:
-            ports = [int(live.url.rsplit(":", 1)[1].split("/")[0])]
-            ports += [int(p.args[p.args.index("-p") + 1]) for p in processes[1:]]
-            url = f"http://127.0.0.1:{stack.enter_context(round_robin(ports))}/mcp"
-        results, memory = asyncio.run(measure(live, url, [p.pid for p in processes], args))
+        live, url, pids = start_workers(Path(tmp), args, stack)
+        results, memory = asyncio.run(measure(live, url, pids, args))
     report = "\n\n".join(
         [
             f"Machine: {machine}. Shared with other work (run under `nice`), so "
             "latencies are upper bounds.",
             f"`benchmarks/load.py --sessions {args.sessions} --calls {args.calls} "
-            f"--workers {args.workers}`: every era's sessions at once, each making "
-            "sequential `echo` calls with a text unique to the call.",
+            f"--workers {args.workers}"
+            + (f" --proxy {args.proxy}" if args.workers > 1 else "")
+            + (f" --clients {args.clients}" if args.clients else "")
+            + "`: every era's sessions at once, each making sequential `echo` calls with a "
+            "text unique to the call.",
             results_table(results),
             memory_table(memory, args.workers),
         ]
@@ -218,6 +280,7 @@ def main(argv: list[str] | None = None) -> None:
     print(report)
     if not args.no_docs:
         section = SECTION if args.workers == 1 else f"{SECTION}-{args.workers}-workers"
+        section += "-haproxy" if args.proxy == "haproxy" and args.workers > 1 else ""
         _docs.write_section(section, report, docs=RELIABILITY)
     if any(r.errors or r.mismatched for r in results):
         sys.exit(1)

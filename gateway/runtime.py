@@ -92,6 +92,7 @@ class Gateway:
             self.server,
             idle_timeout=settings.MCP_SESSION_IDLE_TIMEOUT,
             max_body_bytes=settings.MCP_MAX_BODY_BYTES,
+            worker_route=settings.WORKER_ROUTE,
         )
 
     async def _pass_log(self, route: str, params: types.LoggingMessageNotificationParams) -> None:
@@ -118,6 +119,9 @@ class Gateway:
         """Let running requests finish (within the grace period), then end every session,
         stop upstream processes and write pending records."""
         grace = settings.MCP_SHUTDOWN_GRACE_SECONDS
+        if self.forwarding is not None:
+            # At once: the other workers stop forwarding here and treat its sessions as gone.
+            await self.forwarding.withdraw()
         unfinished = await self.inflight.close(grace)
         if unfinished:
             logger.warning(

@@ -89,6 +89,9 @@ def database_config(directory: Path) -> dict[str, Any]:
     return config
 
 
+CHANNEL_CAPACITY = 1000  # messages waiting for one worker (docs/deploy.md: measured)
+
+
 def channel_layers() -> dict[str, Any]:
     """The in-memory channel layer, or Redis when REDIS_URL is set."""
     url = env.str("REDIS_URL", default="")
@@ -99,10 +102,13 @@ def channel_layers() -> dict[str, Any]:
     # redis-py 8 reads with a 5 s socket timeout, the same as channels_redis's blocking
     # pop: a receive that waits longer than that would fail instead of waiting on.
     host = {"address": url, "socket_timeout": 30}
+    # channels_redis keeps all the channels of one process (its inbox for forwarded requests
+    # and the replies it relays) in one list: this bounds all of them together.
+    capacity = int(number("LOCALROUTER_CHANNEL_CAPACITY", CHANNEL_CAPACITY, minimum=10))
     return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [host]},
+            "CONFIG": {"hosts": [host], "capacity": capacity},
         }
     }
 
@@ -179,6 +185,15 @@ def choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     value = raw.strip().lower()
     if value not in choices:
         raise ConfigError(f"{name}: expected one of {', '.join(choices)}, got {raw!r}")
+    return value
+
+
+def route_name(name: str) -> str:
+    """A worker's route name (empty: none): 1-16 lower-case letters, digits or '-', the
+    prefix of its session ids that a reverse proxy matches (docs/deploy.md)."""
+    value = os.environ.get(name, "").strip()
+    if value and not re.fullmatch(r"[a-z0-9-]{1,16}", value):
+        raise ConfigError(f"{name}: expected 1-16 of a-z, 0-9 and '-', got {value!r}")
     return value
 
 

@@ -58,6 +58,17 @@ try:
     HTTP_SERVER = config.choice("LOCALROUTER_SERVER", "daphne", ("daphne", "uvicorn"))
     # On SIGTERM, requests already running get this long to finish; new ones get 503.
     MCP_SHUTDOWN_GRACE_SECONDS = config.number("LOCALROUTER_SHUTDOWN_GRACE_SECONDS", 10, minimum=0)
+    # Several workers behind a reverse proxy: this worker's name, the prefix of the session
+    # ids it opens (`w1.<hex>`), which the proxy routes on (docs/deploy.md).
+    WORKER_ROUTE = config.route_name("LOCALROUTER_WORKER_ROUTE")
+    # Several workers (REDIS_URL): a request forwarded to the worker owning its session waits
+    # this long for the owner to take it and begin answering, then gets 503 + Retry-After.
+    # A live owner begins within the 15 s after which a quiet answer becomes an event
+    # stream, unless it is starved: only a wedged owner should reach this.
+    FORWARD_TIMEOUT_SECONDS = config.number("LOCALROUTER_FORWARD_TIMEOUT", 300, minimum=1)
+    # Workers renew a heartbeat in Redis this often; one silent for ten periods is gone
+    # and its sessions unknown (404: their clients open new ones elsewhere).
+    FORWARD_HEARTBEAT_SECONDS = config.number("LOCALROUTER_WORKER_HEARTBEAT", 1, minimum=0.1)
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)
     )

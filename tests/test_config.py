@@ -47,6 +47,9 @@ def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.C
         ("LOCALROUTER_LOGIN_FAILURE_LIMIT", "-1", "LOCALROUTER_LOGIN_FAILURE_LIMIT: must be"),
         ("LOCALROUTER_OIDC_ISSUER", "https://idp.example", "LOCALROUTER_OIDC_CLIENT_ID: required"),
         ("LOCALROUTER_PASSWORD_LOGIN", "false", "LOCALROUTER_PASSWORD_LOGIN=false needs team"),
+        ("LOCALROUTER_WORKER_ROUTE", "w 8001", "LOCALROUTER_WORKER_ROUTE: expected 1-16 of a-z"),
+        ("LOCALROUTER_FORWARD_TIMEOUT", "0", "LOCALROUTER_FORWARD_TIMEOUT: must be at least 1"),
+        ("LOCALROUTER_WORKER_HEARTBEAT", "fast", "LOCALROUTER_WORKER_HEARTBEAT: expected a"),
         (
             "LOCALROUTER_RESPONSE_VECTORS_MAX_KIB",
             "-1",

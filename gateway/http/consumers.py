@@ -15,7 +15,7 @@ from django.conf import settings
 from starlette.types import Receive, Scope, Send
 
 from gateway.http import errors as http_errors
-from gateway.http.exchange import send_refusal, serve_exchange
+from gateway.http.exchange import serve_exchange
 from gateway.operations.metrics import families as metrics
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class McpConsumer:
         if self.size > settings.MCP_MAX_BODY_BYTES:
             limit = settings.MCP_MAX_BODY_BYTES
             metrics.count_http_refusal(413)
-            await send_refusal(
+            await http_errors.send_refusal(
                 self.send, http_errors.refusal(413, f"request body over {limit} bytes")
             )
             return False
@@ -101,12 +101,14 @@ class McpConsumer:
             # The session ended (DELETE, expiry) while this request was on its way in.
             logger.info("request for a session that was closing")
             if not self.response_started:
-                await send_refusal(self.send, http_errors.refusal(404, "Session not found"))
+                await http_errors.send_refusal(
+                    self.send, http_errors.refusal(404, "Session not found")
+                )
         except Exception:
             logger.exception("unexpected error serving /mcp")
             if not self.response_started:
                 refusal = http_errors.refusal(500, "internal error; see the server log")
-                await send_refusal(self.send, refusal)
+                await http_errors.send_refusal(self.send, refusal)
 
     async def send_tracked(self, message: dict) -> None:
         """Send to the client, noting when the response has begun."""

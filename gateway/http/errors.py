@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 
 from mcp_types import INVALID_REQUEST
 
 from localrouter.oauth_config import MCP_SCOPE
 
 RETRY_AFTER_SECONDS = 5  # a restart, or another worker behind the balancer, takes over
+OWNER_BUSY_RETRY_SECONDS = 1  # a busy owner drains its inbox in well under a second
 
 
 def refusal(
@@ -25,6 +27,13 @@ def refusal(
     ).encode()
     headers = [(b"content-type", b"application/json"), *extra_headers]
     return status, headers, body
+
+
+async def send_refusal(send: Callable[[dict], Awaitable[None]], refusal: tuple) -> None:
+    """Answer an exchange with a refusal (an ASGI `send`)."""
+    status, headers, body = refusal
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def unauthorized(metadata_url: str, error: str = "", description: str = "") -> tuple:
@@ -50,6 +59,14 @@ def stopping() -> tuple:
     """503 for a request that reached a worker on its way down; another will serve it."""
     retry_after = (b"retry-after", str(RETRY_AFTER_SECONDS).encode())
     return refusal(503, "server is shutting down; retry shortly", extra_headers=[retry_after])
+
+
+def owner_busy() -> tuple:
+    """503 for a forwarded request its session's worker did not take in time; it is alive,
+    so the session is not lost and the same request may be sent again."""
+    retry_after = (b"retry-after", str(OWNER_BUSY_RETRY_SECONDS).encode())
+    message = "the worker serving this session is busy; retry shortly"
+    return refusal(503, message, extra_headers=[retry_after])
 
 
 def origin_allowed(origin: str | None, allowed: list[str]) -> bool:

@@ -6,7 +6,6 @@ worker passed on; both hand in an ASGI-style `receive` and `send`.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -14,12 +13,14 @@ from django.conf import settings
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from redis.exceptions import RedisError
 
 from clients.oauth.resource import resource_metadata_url
 from gateway.http import errors as http_errors
 from gateway.http.envelope import Envelope, inspect_body
 from gateway.http.inflight import DuplicateRequestId, ServerStopping
 from gateway.http.protected_resource import resource_url
+from gateway.http.relay import relay
 from gateway.http.token_throttle import token_throttle
 from gateway.operations.metrics import families as metrics
 from gateway.runtime import Gateway, current_client, get_gateway
@@ -30,13 +31,6 @@ from gateway.sessions.server import current_instructions
 logger = logging.getLogger(__name__)
 Send = Callable[[dict], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict]]
-OWNER_SILENCE_SECONDS = 10.0
-
-
-async def send_refusal(send: Send, refusal: tuple) -> None:
-    status, headers, body = refusal
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 async def admit(
@@ -93,28 +87,6 @@ async def _owner_elsewhere(gateway: Gateway, scope: dict, identity: ClientIdenti
     return owner if owner and owner != mine else None
 
 
-async def _relay(gateway: Gateway, owner: str, scope: dict, body: bytes, send: Send) -> None:
-    """Have the owning worker serve the exchange and pass its answer through."""
-    layer, forwarding = gateway.forwarding.layer, gateway.forwarding
-    reply = await layer.new_channel()
-    exchange = await forwarding.forward(owner, scope, body, reply)
-    silence: float | None = OWNER_SILENCE_SECONDS
-    try:
-        while True:
-            message = await asyncio.wait_for(layer.receive(reply), silence)
-            silence = None
-            event = message["event"]
-            await send(event)
-            if event["type"] == "http.response.body" and not event.get("more_body"):
-                return
-    except TimeoutError:
-        logger.warning("the worker owning this session did not answer; treating it as gone")
-        await send_refusal(send, http_errors.refusal(404, "Session not found"))
-    except asyncio.CancelledError:
-        await asyncio.shield(forwarding.disconnect(owner, exchange))
-        raise
-
-
 def _claiming(gateway: Gateway, send: Send) -> Send:
     """A send that records this worker as owner of a session it is about to announce."""
 
@@ -123,7 +95,10 @@ def _claiming(gateway: Gateway, send: Send) -> Send:
             for name, value in event.get("headers", []):
                 if name.lower() == b"mcp-session-id":
                     mine = await gateway.forwarding.start(serve_exchange)
-                    await gateway.forwarding.directory.claim(value.decode(), mine)
+                    try:
+                        await gateway.forwarding.directory.claim(value.decode(), mine)
+                    except (RedisError, OSError):  # the session works; it is not forwarded
+                        logger.warning("could not record a new session's owner in Redis")
         await send(event)
 
     return send_and_claim
@@ -136,14 +111,20 @@ async def serve_exchange(
     refusal, identity, envelope = await admit(scope, body)
     if refusal is not None:
         metrics.count_http_refusal(refusal[0])
-        await send_refusal(send, refusal)
+        await http_errors.send_refusal(send, refusal)
         return
     gateway = get_gateway()
     current_client.set(identity)
     if gateway.forwarding is not None and not forwarded:
-        owner = await _owner_elsewhere(gateway, scope, identity)
+        try:
+            owner = await _owner_elsewhere(gateway, scope, identity)
+        except (RedisError, OSError):
+            logger.warning("Redis did not answer who owns this request; 503", exc_info=True)
+            await http_errors.send_refusal(send, http_errors.owner_busy())
+            return
         if owner is not None:
-            await _relay(gateway, owner, scope, body, send)
+            session = _header(scope, b"mcp-session-id") is not None
+            await relay(gateway.forwarding, owner, scope, body, send, session=session)
             return
         send = _claiming(gateway, send)
     if envelope.method == "initialize":
@@ -178,6 +159,6 @@ async def _serve_here(
     except DuplicateRequestId as error:
         metrics.count_http_refusal(400)
         refusal = http_errors.refusal(400, str(error), request_id=error.request_id)
-        await send_refusal(send, refusal)
+        await http_errors.send_refusal(send, refusal)
     except ServerStopping:
-        await send_refusal(send, http_errors.stopping())
+        await http_errors.send_refusal(send, http_errors.stopping())

@@ -11,48 +11,24 @@ Without Redis there is one worker and nothing to forward.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from typing import Any
 
 from channels.layers import get_channel_layer
 from django.conf import settings
+from redis.exceptions import RedisError
+
+from gateway.http.heartbeat import Heartbeat
+from gateway.http.owner_directory import OwnerDirectory
+from gateway.http.patient_send import ChannelStaysFull, send_patiently
 
 logger = logging.getLogger(__name__)
 
-KEY_PREFIX = "localrouter:owner:"
 FORWARD = "mcp.forward"
 RELAY = "mcp.relay"
 DISCONNECT = "mcp.disconnect"
-
-
-class OwnerDirectory:
-    """owner key (session id or 'client-<id>') -> the channel of the worker that owns it."""
-
-    def __init__(self, url: str, ttl_seconds: int) -> None:
-        import redis.asyncio as redis
-
-        self._redis = redis.from_url(url)
-        self._ttl = ttl_seconds
-
-    async def owner(self, key: str) -> str | None:
-        value = await self._redis.get(KEY_PREFIX + key)
-        return value.decode() if value else None
-
-    async def claim(self, key: str, channel: str) -> str:
-        """Record this worker as owner unless another one is; return the owner."""
-        claimed = await self._redis.set(KEY_PREFIX + key, channel, ex=self._ttl, nx=True)
-        if claimed:
-            return channel
-        await self._redis.expire(KEY_PREFIX + key, self._ttl)
-        return await self.owner(key) or channel
-
-    async def release(self, key: str, channel: str) -> None:
-        if await self.owner(key) == channel:
-            await self._redis.delete(KEY_PREFIX + key)
-
-    async def aclose(self) -> None:
-        await self._redis.aclose()
 
 
 class Forwarding:
@@ -62,24 +38,42 @@ class Forwarding:
         self._serve: Any = None  # gateway.http.exchange.serve_exchange, handed in by start()
         self.layer = get_channel_layer()
         ttl = int(settings.MCP_SESSION_IDLE_TIMEOUT) + 60
+        self.heartbeat_period = settings.FORWARD_HEARTBEAT_SECONDS
+        self.timeout = settings.FORWARD_TIMEOUT_SECONDS
         self.directory = OwnerDirectory(settings.REDIS_URL, ttl)
         self.channel: str | None = None
         self._inbox: asyncio.Task | None = None
+        self._heartbeat: Heartbeat | None = None
+        self._starting = asyncio.Lock()
         self._serving: dict[str, asyncio.Task] = {}  # forwarded exchanges, by id
 
     async def start(self, serve: Any) -> str:
         """Listen for forwarded exchanges (served with `serve`); return this worker's channel."""
         self._serve = serve
         if self.channel is None:
-            # One prefix for every channel of this process: channels_redis serves them all
-            # with one blocking read, which several prefixes would take turns at.
-            self.channel = await self.layer.new_channel()
-            self._inbox = asyncio.create_task(self._listen(), name="forwarding-inbox")
+            async with self._starting:  # the first requests of a worker arrive together
+                if self.channel is None:
+                    await self._begin_listening()
         return self.channel
 
-    async def _listen(self) -> None:
+    async def _begin_listening(self) -> None:
+        # One prefix for every channel of this process: channels_redis serves them all
+        # with one blocking read, which several prefixes would take turns at.
+        channel = await self.layer.new_channel()
+        heartbeat = Heartbeat(settings.REDIS_URL, channel, self.heartbeat_period)
+        await asyncio.to_thread(heartbeat.start)  # alive before it claims anything
+        self._heartbeat = heartbeat
+        self._inbox = asyncio.create_task(self._listen(channel), name="forwarding-inbox")
+        self.channel = channel
+
+    async def _listen(self, channel: str) -> None:
         while True:
-            message = await self.layer.receive(self.channel)
+            try:
+                message = await self.layer.receive(channel)
+            except (RedisError, OSError):  # Redis away for a moment: listen once it is back
+                logger.warning("forwarding inbox: receive failed; retrying", exc_info=True)
+                await asyncio.sleep(self.heartbeat_period)
+                continue
             exchange = message["exchange"]
             if message["type"] == FORWARD:
                 task = asyncio.create_task(self._serve_forwarded(message))
@@ -105,16 +99,24 @@ class Forwarding:
             return {"type": "http.disconnect"}
 
         async def send(event: dict) -> None:
-            await self.layer.send(reply, {"type": RELAY, "event": event})
+            relayed = {"type": RELAY, "event": event}
+            await send_patiently(self.layer, reply, relayed, within=self.timeout)
 
         scope = {**message["scope"], "headers": [tuple(h) for h in message["scope"]["headers"]]}
         try:
             await self._serve(scope, message["body"], receive, send, forwarded=True)
+        except ChannelStaysFull:
+            # The relaying worker stopped reading its replies (it is gone, or stuck).
+            logger.warning("a forwarded exchange's relay stayed full; its answer is dropped")
         except Exception:
             logger.exception("forwarded exchange failed")
 
     async def forward(self, owner: str, scope: dict, body: bytes, reply: str) -> str:
-        """Send an exchange to its owner; returns the exchange id for `disconnect`."""
+        """Send an exchange to its owner; returns the exchange id for `disconnect`.
+
+        Raises:
+            ChannelStaysFull: the owner's inbox stayed full for the forwarding timeout.
+        """
         exchange = uuid.uuid4().hex
         portable = {
             "type": "http",
@@ -125,24 +127,38 @@ class Forwarding:
             "http_version": scope.get("http_version", "1.1"),
             "scheme": scope.get("scheme", "http"),
         }
-        await self.layer.send(
-            owner,
-            {
-                "type": FORWARD,
-                "exchange": exchange,
-                "reply": reply,
-                "scope": portable,
-                "body": body,
-            },
-        )
+        message = {
+            "type": FORWARD,
+            "exchange": exchange,
+            "reply": reply,
+            "scope": portable,
+            "body": body,
+        }
+        await send_patiently(self.layer, owner, message, within=self.timeout)
         return exchange
 
     async def disconnect(self, owner: str, exchange: str) -> None:
-        await self.layer.send(owner, {"type": DISCONNECT, "exchange": exchange})
+        """Tell the owner the client left (best effort: a full inbox drops the notice)."""
+        notice = {"type": DISCONNECT, "exchange": exchange}
+        with contextlib.suppress(ChannelStaysFull):
+            await send_patiently(self.layer, owner, notice, within=self.heartbeat_period)
+
+    async def withdraw(self) -> None:
+        """Stopping: hand back this worker's claims at once (their requests are then served
+        where they arrive: a session is unknown there, a client is taken over)."""
+        if self.channel is not None:
+            await self.directory.withdraw(self.channel)
+
+    async def stop_beating(self) -> None:
+        """This worker is gone for the others from now on (relays waiting on it end)."""
+        if self._heartbeat is not None:
+            await asyncio.to_thread(self._heartbeat.stop)
+            self._heartbeat = None
 
     async def aclose(self) -> None:
         if self._inbox is not None:
             self._inbox.cancel()
+        await self.stop_beating()
         for task in list(self._serving.values()):
             task.cancel()
         await self.directory.aclose()

@@ -8,6 +8,7 @@ task of its own and stopped by `McpHost.aclose()`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 
 from mcp.server.lowlevel import Server
@@ -17,8 +18,9 @@ from mcp_types import RequestId
 from starlette.types import Receive, Scope, Send
 
 from gateway.http import event_stream
+from gateway.http.session_ids import routed_session_id
 from gateway.operations import tracing
-from gateway.seams.mcp_sdk_seam import hosts_session, use_event_stream_response
+from gateway.seams.mcp_sdk_seam import hosts_session, use_event_stream_response, use_session_ids
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +34,7 @@ class McpHost:
         *,
         idle_timeout: float,
         max_body_bytes: int,
+        worker_route: str = "",
     ) -> None:
         self._manager = StreamableHTTPSessionManager(
             app=server,
@@ -41,6 +44,8 @@ class McpHost:
             max_request_body_size=max_body_bytes,
         )
         use_event_stream_response(event_stream.event_source_response)
+        if worker_route:
+            use_session_ids(functools.partial(routed_session_id, worker_route))
         self._started: asyncio.Event | None = None
         self._stop = asyncio.Event()
         self._runner: asyncio.Task | None = None

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 import mcp_types as types
 from mcp.client import Transport
 from mcp.client import stdio as sdk_stdio
-from mcp.server import streamable_http
+from mcp.server import streamable_http, streamable_http_manager
 from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
@@ -53,6 +53,7 @@ __all__ = [
     "spawn_stdio_server",
     "stop_stdio_server",
     "use_event_stream_response",
+    "use_session_ids",
 ]
 
 STDIO_WRITER_FLUSH_TIMEOUT: float = _WRITER_FLUSH_TIMEOUT
@@ -62,6 +63,9 @@ RELIED_ON = (
     PrivateName(ServerSession, "_connection", on_instances=True),
     PrivateName(Server, "_handle_discover"),
     PrivateName(StreamableHTTPSessionManager, "_server_instances", on_instances=True),
+    # Public, but replaced at run time: the session manager must still make a new session's
+    # id with `uuid4().hex` through this module attribute.
+    PrivateName(streamable_http_manager, "uuid4"),
     # Public, but replaced at run time: the transport must still build its SSE responses
     # through this module attribute.
     PrivateName(streamable_http, "EventSourceResponse"),
@@ -144,6 +148,25 @@ def use_event_stream_response(factory: Callable[..., Any | None]) -> Callable[..
 
     streamable_http.EventSourceResponse = build
     return build
+
+
+class _SessionId:
+    """What the session manager takes a new session's id from (`.hex`, as of a UUID)."""
+
+    __slots__ = ("hex",)
+
+    def __init__(self, value: str) -> None:
+        self.hex = value
+
+
+def use_session_ids(make_id: Callable[[], str]) -> None:
+    """Have the SDK's Streamable HTTP session manager name new sessions with `make_id()`.
+
+    Raises:
+        SeamBroken: the manager no longer makes its ids through that module attribute.
+    """
+    _check_once()
+    streamable_http_manager.uuid4 = lambda: _SessionId(make_id())
 
 
 async def spawn_stdio_server(

@@ -9,7 +9,7 @@ from benchmarks import fuzz, load
 
 @pytest.mark.parametrize("era", load.ERAS)
 def test_a_small_load_run_answers_every_call_with_its_own_reply(live, era):
-    factory = load.client_factory(live.url, live, live.tokens["alice"])
+    factory = load.client_factory(live.url, live, [live.tokens["alice"]])
     result = asyncio.run(load.run_era(factory, era, sessions=4, calls=5, tool="echohttp__echo"))
     assert (result.calls, result.errors, result.mismatched) == (20, 0, 0)
 

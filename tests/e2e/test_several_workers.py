@@ -1,15 +1,20 @@
-"""Two daphne workers sharing Redis serve one client behind a round-robin balancer."""
+"""Two daphne workers sharing Redis serve clients behind round-robin balancers (per connection,
+and per request: every other request is forwarded to the owner)."""
 
 import os
 import re
 from contextlib import asynccontextmanager
+from urllib.parse import urlsplit
 
 import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from benchmarks import load
+from benchmarks._balancer import per_request_balancer
 from tests.e2e.live import INITIALIZE, behind_a_balancer, running_gateway, stdio_upstream
+from tests.fixtures.http_server import free_port
 
 pytestmark = pytest.mark.anyio
 REDIS = os.environ.get("TEST_REDIS_URL")
@@ -27,10 +32,16 @@ def workers(tmp_path_factory):
             [stdio_upstream("echo", "echo_server.py")],
             [{"name": "hana", "set": {"response_threshold": 2048}}],
             REDIS_URL=REDIS,
+            # A small channel layer, which a burst of forwarded requests fills: they wait.
+            LOCALROUTER_CHANNEL_CAPACITY="10",
         ) as gateway,
         behind_a_balancer(gateway),
     ):
-        yield gateway
+        ports = [urlsplit(gateway.extra[name]).port for name in ("first", "second")]
+        log = gateway.data_dir / "balancer.log"
+        with per_request_balancer(ports, free_port(), log) as per_request:
+            gateway.extra["per_request"] = f"{per_request}/mcp"
+            yield gateway
 
 
 @asynccontextmanager
@@ -89,3 +100,12 @@ async def test_an_upstreams_sampling_request_reaches_the_client_behind_the_balan
             assert not result.is_error
             assert result.content[0].text == f"model says: {question}"
     assert asked == ["one?", "two?", "three?"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_many_sessions_balanced_per_request_lose_no_call(workers, mode):
+    # The audit's case, smaller (benchmarks/load.py runs it full size): every other request
+    # reaches the worker that does not own its session and is forwarded through Redis.
+    factory = load.client_factory(workers.extra["per_request"], workers, [workers.tokens["hana"]])
+    result = await load.run_era(factory, mode, sessions=30, calls=10, tool="echo__echo")
+    assert (result.calls, result.errors, result.mismatched) == (300, 0, 0)

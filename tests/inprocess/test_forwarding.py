@@ -4,15 +4,20 @@ Two in-process workers share the machine's Redis (owners and the channel layer),
 daphne workers behind a balancer do; tests/e2e/test_several_workers.py runs real ones.
 """
 
+import asyncio
 import logging
 import os
 import re
 import uuid
 
 import pytest
+from channels.exceptions import ChannelFull
 from channels.layers import get_channel_layer
+from prometheus_client import REGISTRY
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from gateway.http import exchange, forwarding
+from gateway.http import exchange, heartbeat, owner_directory
+from gateway.http.heartbeat import Heartbeat
 from localrouter import config
 from tests.inprocess.asgi_http import (
     Exchange,
@@ -40,11 +45,16 @@ async def workers(settings, monkeypatch):
     if not REDIS:
         pytest.skip("TEST_REDIS_URL is not set (CI sets it to the machine's Redis)")
     monkeypatch.setenv("REDIS_URL", REDIS)
+    # A small channel layer: a burst of forwarded requests fills it.
+    monkeypatch.setenv("LOCALROUTER_CHANNEL_CAPACITY", "10")
     settings.REDIS_URL = REDIS
     settings.CHANNEL_LAYERS = config.channel_layers()
     settings.UPSTREAM_START_BUDGET = 120
+    settings.FORWARD_HEARTBEAT_SECONDS = 0.2
     # Owners of this test only: other runs may share the Redis database.
-    monkeypatch.setattr(forwarding, "KEY_PREFIX", f"localrouter:test-{uuid.uuid4().hex}:")
+    prefix = f"localrouter:test-{uuid.uuid4().hex}:"
+    monkeypatch.setattr(owner_directory, "OWNER_PREFIX", prefix + "owner:")
+    monkeypatch.setattr(heartbeat, "WORKER_PREFIX", prefix + "worker:")
     monkeypatch.setattr(exchange, "get_gateway", receiving.get)
     both = (Worker(), Worker())
     yield both
@@ -53,9 +63,15 @@ async def workers(settings, monkeypatch):
     await get_channel_layer().close_pools()
 
 
+def relayed() -> float:
+    sample = {"outcome": "relayed"}
+    return REGISTRY.get_sample_value("localrouter_forwarded_requests_total", sample) or 0
+
+
 async def test_a_session_opened_on_one_worker_is_served_by_the_other(workers, echo_token):
     first, second = workers
     session = await open_session(echo_token, app=first.app)
+    before = relayed()
     assert first.gateway.host.owns(session["Mcp-Session-Id"])
     listed = await post(echo_token, LISTING, app=second.app, **session)
     added = await post(
@@ -67,6 +83,7 @@ async def test_a_session_opened_on_one_worker_is_served_by_the_other(workers, ec
     assert added.json()["result"]["content"][0]["text"] == "5"
     assert not second.gateway.host.owns(session["Mcp-Session-Id"])
     assert not second.gateway.sessions.live()
+    assert relayed() - before == 2  # counted for /metrics
 
 
 async def test_a_streamed_answer_is_relayed_event_by_event(workers, echo_token):
@@ -90,23 +107,116 @@ async def test_delete_through_the_other_worker_ends_the_session_at_its_owner(wor
     assert not first.gateway.sessions.live()
 
 
-async def test_a_silent_owner_is_treated_as_gone(workers, monkeypatch, caplog):
+def legacy(session_id: str) -> dict[str, str]:
+    return {"Mcp_Session_Id": session_id, "MCP_Protocol_Version": "2025-06-18"}
+
+
+async def test_a_burst_through_a_full_channel_layer_loses_no_call(workers, echo_token):
+    first, second = workers
+    session = await open_session(echo_token, app=first.app)
+    texts = [f"call {number}" for number in range(40)]  # 40 requests, 10 places in the layer
+    answers = await asyncio.gather(
+        *(
+            post(echo_token, call(10 + n, "echo__echo", {"text": t}), app=second.app, **session)
+            for n, t in enumerate(texts)
+        )
+    )
+    assert [a.status for a in answers] == [200] * len(texts)
+    assert [a.messages()[-1]["result"]["content"][0]["text"] for a in answers] == texts
+
+
+async def test_an_owner_whose_inbox_stays_full_gives_a_retryable_503(
+    workers, echo_token, monkeypatch
+):
+    first, second = workers
+    session = await open_session(echo_token, app=first.app)
+    layer = second.gateway.forwarding.layer
+    monkeypatch.setattr(second.gateway.forwarding, "timeout", 0.3)
+
+    async def full(channel, message):
+        raise ChannelFull()
+
+    with monkeypatch.context() as patch:
+        patch.setattr(layer, "send", full)
+        refused = await post(echo_token, LISTING, app=second.app, **session)
+    assert refused.status == 503
+    assert refused.headers["retry-after"] == "1"
+    assert "busy; retry shortly" in refused.error["message"]
+    # Not lost: the session answers once the owner takes requests again.
+    again = await post(echo_token, LISTING, app=second.app, **session)
+    assert again.status == 200
+
+
+async def test_redis_not_answering_who_owns_a_session_gives_a_retryable_503(
+    workers, echo_token, monkeypatch
+):
+    first, second = workers
+    session = await open_session(echo_token, app=first.app)
+
+    async def unanswered(key):
+        raise RedisTimeoutError("Timeout reading from 127.0.0.1:6379")
+
+    monkeypatch.setattr(second.gateway.forwarding.directory, "owner", unanswered)
+    refused = await post(echo_token, LISTING, app=second.app, **session)
+    assert refused.status == 503
+    assert refused.headers["retry-after"] == "1"
+
+
+async def test_a_quiet_owner_that_still_beats_is_not_taken_for_gone(workers, monkeypatch):
     _, second = workers
     token = await add_client("alice")
-    monkeypatch.setattr(exchange, "OWNER_SILENCE_SECONDS", 0.5)
+    quiet = "specific.quiet!worker"  # alive in Redis, but never reads its inbox
+    directory = second.gateway.forwarding.directory
+    heart = Heartbeat(REDIS, quiet, 0.2)
+    heart.start()
+    try:
+        session_id = uuid.uuid4().hex
+        await directory.claim(session_id, quiet)
+        monkeypatch.setattr(second.gateway.forwarding, "timeout", 1.0)  # 5 heartbeat periods
+        answer = await post(token, LISTING, app=second.app, **legacy(session_id))
+        assert answer.status == 503
+        assert answer.headers["retry-after"] == "1"
+        assert await directory.owner(session_id) == quiet
+    finally:
+        heart.stop()
+
+
+async def test_a_session_whose_worker_died_is_unknown_at_once(workers, caplog):
+    _, second = workers
+    token = await add_client("alice")
     session_id = uuid.uuid4().hex
-    await second.gateway.forwarding.directory.claim(session_id, "specific.gone!worker")
+    directory = second.gateway.forwarding.directory
+    await directory.claim(session_id, "specific.gone!worker")  # that worker never beat
     with caplog.at_level(logging.WARNING):
-        answer = await post(
-            token,
-            LISTING,
-            app=second.app,
-            Mcp_Session_Id=session_id,
-            MCP_Protocol_Version="2025-06-18",
-        )
+        answer = await post(token, LISTING, app=second.app, **legacy(session_id))
     assert answer.status == 404
     assert answer.error["message"] == "Session not found"
-    assert "did not answer; treating it as gone" in caplog.text
+    assert await directory.owner(session_id) is None
+    assert "busy" not in caplog.text
+
+
+async def test_a_stopping_worker_hands_its_sessions_back_at_once(workers, echo_token):
+    first, second = workers
+    session = await open_session(echo_token, app=first.app)
+    await first.gateway.forwarding.withdraw()
+    answer = await post(echo_token, LISTING, app=second.app, **session)
+    assert answer.status == 404  # the client opens a new session, on a worker that stays
+    reopened = await open_session(echo_token, app=second.app)
+    assert second.gateway.host.owns(reopened["Mcp-Session-Id"])
+
+
+async def test_a_2026_client_of_a_dead_worker_is_taken_over(workers, echo_http):
+    first, second = workers
+    await add_upstream(**echo_http_upstream(echo_http.url))
+    token = await add_client("hana", catalog_indexing_enabled=False)
+    async with sdk_client(token, app=first.app) as client:
+        await client.call_tool("echo__echo", {"text": "one"})
+    await first.gateway.forwarding.stop_beating()
+    async with sdk_client(token, app=second.app) as client:
+        again = await client.call_tool("echo__echo", {"text": "two"})
+    assert again.content[0].text == "two"
+    [before], [now] = first.gateway.sessions.live(), second.gateway.sessions.live()
+    assert now.key == before.key  # the client's one gateway session, now on the second
 
 
 async def test_a_client_leaving_a_relayed_stream_reaches_the_owner(workers, echo_token):

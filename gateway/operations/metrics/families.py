@@ -84,12 +84,25 @@ REFUSALS = Counter(
     ["reason"],
 )
 
+FORWARDED = Counter(
+    "localrouter_forwarded_requests",
+    "Requests that reached a worker other than their session's owner, by outcome: relayed "
+    "(the owner answered), busy (503: its inbox stayed full or it did not answer in time), "
+    "gone (its worker had stopped).",
+    ["outcome"],
+)
+
 _upstreams_shown: set[str] = set()
 
 
 def count_http_refusal(status: int) -> None:
     """An /mcp request refused with this HTTP status before the SDK saw it."""
     REFUSALS.labels(REFUSAL_REASONS.get(status, "bad_request")).inc()
+
+
+def count_forwarded(outcome: str) -> None:
+    """A request relayed to the worker owning its session: relayed, busy or gone."""
+    FORWARDED.labels(outcome).inc()
 
 
 def count_index_use(*, search: bool) -> None:
