@@ -69,6 +69,11 @@ try:
     # Workers renew a heartbeat in Redis this often; one silent for ten periods is gone
     # and its sessions unknown (404: their clients open new ones elsewhere).
     FORWARD_HEARTBEAT_SECONDS = config.number("LOCALROUTER_WORKER_HEARTBEAT", 1, minimum=0.1)
+    # Who owns which session is kept in Redis under this key prefix; deployments sharing one
+    # Redis database each need their own (client ids of two databases would meet).
+    OWNERS_KEY_PREFIX = config.env.str(
+        "LOCALROUTER_OWNERS_KEY_PREFIX", default="localrouter:owner:"
+    )
     MCP_MAX_BODY_BYTES = int(
         config.number("LOCALROUTER_MAX_BODY_BYTES", 8 * 1024 * 1024, minimum=1024)
     )

@@ -40,7 +40,7 @@ class Forwarding:
         ttl = int(settings.MCP_SESSION_IDLE_TIMEOUT) + 60
         self.heartbeat_period = settings.FORWARD_HEARTBEAT_SECONDS
         self.timeout = settings.FORWARD_TIMEOUT_SECONDS
-        self.directory = OwnerDirectory(settings.REDIS_URL, ttl)
+        self.directory = OwnerDirectory(settings.REDIS_URL, ttl, settings.OWNERS_KEY_PREFIX)
         self.channel: str | None = None
         self._inbox: asyncio.Task | None = None
         self._heartbeat: Heartbeat | None = None

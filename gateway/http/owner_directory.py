@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from gateway.http import heartbeat
 
-OWNER_PREFIX = "localrouter:owner:"
-
 # KEYS[1] owner key; ARGV[1] worker prefix -> {owner or false, 1 if its heartbeat is alive}.
 _OWNER_AND_LIFE = """
 local owner = redis.call('GET', KEYS[1])
@@ -43,10 +41,11 @@ return 1
 class OwnerDirectory:
     """owner key (session id or 'client-<id>') -> the channel of the worker that owns it."""
 
-    def __init__(self, url: str, ttl_seconds: int) -> None:
+    def __init__(self, url: str, ttl_seconds: int, prefix: str) -> None:
         import redis.asyncio as redis
 
         self._redis = redis.from_url(url)
+        self._prefix = prefix  # of the owner keys: LOCALROUTER_OWNERS_KEY_PREFIX
         self._ttl = ttl_seconds
         self._owner_and_life = self._redis.register_script(_OWNER_AND_LIFE)
         self._replace_if = self._redis.register_script(_REPLACE_IF)
@@ -56,12 +55,12 @@ class OwnerDirectory:
     async def owner(self, key: str) -> str | None:
         """The live worker that owns `key`; a dead owner's claim is dropped (None)."""
         owner, alive = await self._owner_and_life(
-            keys=[OWNER_PREFIX + key], args=[heartbeat.WORKER_PREFIX]
+            keys=[self._prefix + key], args=[heartbeat.WORKER_PREFIX]
         )
         if owner is None:
             return None
         if not alive:
-            await self._replace_if(keys=[OWNER_PREFIX + key], args=[owner, "", self._ttl])
+            await self._replace_if(keys=[self._prefix + key], args=[owner, "", self._ttl])
             return None
         return owner.decode()
 
@@ -69,7 +68,7 @@ class OwnerDirectory:
         """Record this worker as owner unless a live one is; return the owner (one round
         trip: a 2026-07-28 client's every request claims it)."""
         args = [heartbeat.WORKER_PREFIX, channel, self._ttl]
-        owner = (await self._claim(keys=[OWNER_PREFIX + key], args=args)).decode()
+        owner = (await self._claim(keys=[self._prefix + key], args=args)).decode()
         if owner == channel:
             self._mine.add(key)
         else:
@@ -78,7 +77,7 @@ class OwnerDirectory:
 
     async def release(self, key: str, channel: str) -> None:
         self._mine.discard(key)
-        await self._replace_if(keys=[OWNER_PREFIX + key], args=[channel, "", self._ttl])
+        await self._replace_if(keys=[self._prefix + key], args=[channel, "", self._ttl])
 
     async def alive(self, channel: str) -> bool:
         """Whether the worker listening on `channel` still beats."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -158,6 +159,8 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
         "LOCALROUTER_UPSTREAM_LIST_CACHE_SECONDS": "0.3",
         # Tests that add tools at runtime expect them listed; test_guardrails.py holds them.
         "LOCALROUTER_HOLD_NEW_TOOLS": "false",
+        # Gateways of other test files share the test Redis: each owns its own clients.
+        "LOCALROUTER_OWNERS_KEY_PREFIX": f"localrouter:test-{uuid.uuid4().hex}:owner:",
         **env,
     }
     environment.pop("DATABASE_URL", None)

@@ -16,7 +16,7 @@ from channels.layers import get_channel_layer
 from prometheus_client import REGISTRY
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from gateway.http import exchange, heartbeat, owner_directory
+from gateway.http import exchange, heartbeat
 from gateway.http.heartbeat import Heartbeat
 from localrouter import config
 from tests.inprocess.asgi_http import (
@@ -53,7 +53,7 @@ async def workers(settings, monkeypatch):
     settings.FORWARD_HEARTBEAT_SECONDS = 0.2
     # Owners of this test only: other runs may share the Redis database.
     prefix = f"localrouter:test-{uuid.uuid4().hex}:"
-    monkeypatch.setattr(owner_directory, "OWNER_PREFIX", prefix + "owner:")
+    settings.OWNERS_KEY_PREFIX = prefix + "owner:"
     monkeypatch.setattr(heartbeat, "WORKER_PREFIX", prefix + "worker:")
     monkeypatch.setattr(exchange, "get_gateway", receiving.get)
     both = (Worker(), Worker())
