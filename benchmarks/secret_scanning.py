@@ -129,10 +129,11 @@ def masked_then_indexed(result: types.CallToolResult, expected: int) -> None:
     assert counts.total() >= expected, (counts.total(), expected)
 
 
-def indexing_rows(repeats: int) -> tuple[list[list[str]], list[float]]:
+def indexing_rows(repeats: int) -> tuple[list[list[str]], dict[bool, list[float]]]:
     """Indexing with masking off and on, interleaved, on each format as is and with the
     corpus' credentials spread through it; medians of each. The ratios are CPU time's."""
-    rows, ratios = [], []
+    rows: list[list[str]] = []
+    ratios: dict[bool, list[float]] = {False: [], True: []}  # with credentials put in?
     for kind in FORMATS:
         plain = corpus(kind, MIB, skip=2)
         seeded, placed = with_secrets(plain)
@@ -157,7 +158,7 @@ def indexing_rows(repeats: int) -> tuple[list[list[str]], list[float]]:
             size = nbytes(text) / MIB
             off_wall, off_cpu = (statistics.median(times) for times in zip(*off, strict=True))
             on_wall, on_cpu = (statistics.median(times) for times in zip(*on, strict=True))
-            ratios.append(off_cpu / on_cpu)
+            ratios[expected > 0].append(off_cpu / on_cpu)
             rows.append(
                 [
                     name,
@@ -172,6 +173,10 @@ def indexing_rows(repeats: int) -> tuple[list[list[str]], list[float]]:
     return rows, ratios
 
 
+def verdict(ratio: float) -> str:
+    return "met" if ratio >= TARGET_RATIO else "missed"
+
+
 def report(options: argparse.Namespace) -> str:
     scanner = SecretScanner()
     recall, total, found = recall_rows(scanner)
@@ -184,7 +189,7 @@ def report(options: argparse.Namespace) -> str:
     real_detail = "; ".join(f"{count} {what}" for what, count in sorted(where.items()))
     speed = speed_rows(scanner, options.repeats)
     indexing, ratios = indexing_rows(options.repeats)
-    worst = min(ratios)
+    as_is, seeded = min(ratios[False]), min(ratios[True])
     command = "benchmarks/secret_scanning.py" + (" --quick" if options.quick else "")
     lines = [
         "## Secret scanning",
@@ -213,9 +218,11 @@ def report(options: argparse.Namespace) -> str:
         "JSON); off: indexed; on: masked (`mask_result_now`), then "
         f"indexed. Medians of {options.repeats} interleaved runs each, in CPU time (the "
         "process's, the store's writer thread included: what other work on a shared machine "
-        "does not inflate) and wall time. Target: on >= "
-        f"{TARGET_RATIO}x off in CPU time: **{'met' if worst >= TARGET_RATIO else 'missed'}** "
-        f"(lowest {worst:.3f}x).",
+        f"does not inflate) and wall time. Target: on >= {TARGET_RATIO}x off in CPU time. "
+        f"On real text as is: **{verdict(as_is)}** (lowest {as_is:.3f}x). With a credential "
+        f"every {SPREAD_EVERY // 1024} KiB, a stress case (the real text above holds "
+        f"{real_flagged} in {real_bytes / MIB:.0f} MiB): "
+        f"**{verdict(seeded)}** (lowest {seeded:.3f}x).",
         "",
         _docs.markdown_table(
             [
