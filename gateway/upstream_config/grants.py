@@ -36,7 +36,8 @@ def spec_for_client(spec: UpstreamSpec, member: int | None) -> UpstreamSpec:
 
 
 async def require_grant(spec: UpstreamSpec) -> None:
-    """Check that the connection of `spec` has a grant to carry (fresh from the database).
+    """Check that the connection of `spec` has a grant to carry (its token as `access_token`
+    gives it: from this worker's token cache, else the database).
 
     Raises:
         GrantRequired: it has none, or it needs re-authorization.
