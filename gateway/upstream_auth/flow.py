@@ -15,7 +15,7 @@ from mcp.client.auth.oauth2 import PKCEParameters
 from gateway.models import Upstream
 from gateway.upstream_auth.audience import foreign_audience
 from gateway.upstream_auth.discovery import discover
-from gateway.upstream_auth.grant_store import apply_tokens
+from gateway.upstream_auth.grant_store import connected_grant
 from gateway.upstream_auth.models import Grant, GrantMode, PendingAuthorization, UpstreamAuth
 from gateway.upstream_auth.registration import client_for
 from gateway.upstream_auth.token_endpoint import (
@@ -154,18 +154,8 @@ def _check_issuer(pending: PendingAuthorization, iss: str | None) -> None:
 
 async def _store(pending: PendingAuthorization, user, client: ClientCredentials, tokens) -> Grant:
     member = user if pending.mode == GrantMode.MEMBER else None
-    grant = await Grant.objects.filter(upstream_id=pending.upstream_id, member=member).afirst()
-    grant = grant or Grant(upstream_id=pending.upstream_id, member=member)
-    grant.mode = pending.mode
-    grant.issuer = pending.issuer
-    grant.resource = pending.resource
-    grant.token_endpoint = pending.token_endpoint
-    grant.revocation_endpoint = pending.revocation_endpoint
-    grant.client_id = client.client_id
-    grant.seal("client_secret", client.client_secret)
-    grant.scope = pending.scope
-    grant.connected_by = user
-    grant.seal("refresh_token", "")
-    apply_tokens(grant, tokens)
+    grant = await connected_grant(
+        pending.upstream_id, member, pending.mode, pending, client, pending.scope, user, tokens
+    )
     await grant.asave()
     return grant

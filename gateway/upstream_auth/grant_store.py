@@ -4,12 +4,13 @@ refresh, and a grant marked as needing re-authorization (its tokens kept)."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.utils import timezone
 
 from gateway.models import Upstream
 from gateway.upstream_auth.models import Grant, GrantMode, UpstreamAuth
-from gateway.upstream_auth.token_endpoint import Tokens
+from gateway.upstream_auth.token_endpoint import ClientCredentials, Tokens
 
 PROBLEM_CHARS = 500
 
@@ -40,6 +41,36 @@ def expires_at(tokens: Tokens):
     if tokens.expires_in is None:
         return None
     return timezone.now() + timedelta(seconds=tokens.expires_in)
+
+
+async def connected_grant(
+    upstream_id: int,
+    member,
+    mode: str,
+    server: Any,
+    client: ClientCredentials,
+    scope: str,
+    user,
+    tokens: Tokens,
+) -> Grant:
+    """The grant of (upstream, member; None: the team's) for a connection just made, unsaved:
+    the row already there or a new one, with the authorization server (`server`: anything with
+    its issuer, resource, token and revocation endpoints), the client, who connected it and
+    its new tokens (no earlier refresh token kept)."""
+    grant = await Grant.objects.filter(upstream_id=upstream_id, member=member).afirst()
+    grant = grant or Grant(upstream_id=upstream_id, member=member)
+    grant.mode = mode
+    grant.issuer = server.issuer
+    grant.resource = server.resource
+    grant.token_endpoint = server.token_endpoint
+    grant.revocation_endpoint = server.revocation_endpoint
+    grant.client_id = client.client_id
+    grant.seal("client_secret", client.client_secret)
+    grant.scope = scope
+    grant.connected_by = user
+    grant.seal("refresh_token", "")
+    apply_tokens(grant, tokens)
+    return grant
 
 
 def apply_tokens(grant: Grant, tokens: Tokens) -> None:

@@ -6,7 +6,7 @@ from django.db import IntegrityError
 
 from gateway.upstream_auth.audience import foreign_audience
 from gateway.upstream_auth.discovery import DiscoveryError, discover
-from gateway.upstream_auth.grant_store import apply_tokens
+from gateway.upstream_auth.grant_store import connected_grant
 from gateway.upstream_auth.models import Grant, GrantMode, UpstreamAuth
 from gateway.upstream_auth.token_endpoint import (
     ClientCredentials,
@@ -37,18 +37,9 @@ async def connect_machine(auth: UpstreamAuth, upstream_url: str, user=None) -> G
     audience = foreign_audience(tokens.access_token, server.resource)
     if audience is not None:
         raise DiscoveryError(f"the token is for another resource ({audience})")
-    grant = await Grant.objects.filter(upstream_id=auth.upstream_id, member=None).afirst()
-    grant = grant or Grant(upstream_id=auth.upstream_id, member=None)
-    grant.mode = GrantMode.MACHINE
-    grant.issuer = server.issuer
-    grant.resource = server.resource
-    grant.token_endpoint = server.token_endpoint
-    grant.revocation_endpoint = server.revocation_endpoint
-    grant.client_id = client.client_id
-    grant.seal("client_secret", client.client_secret)
-    grant.scope = scope
-    grant.connected_by = user
-    apply_tokens(grant, tokens)
+    grant = await connected_grant(
+        auth.upstream_id, None, GrantMode.MACHINE, server, client, scope, user, tokens
+    )
     try:
         await grant.asave()
     except IntegrityError:  # another worker stored one first: use it
