@@ -119,14 +119,18 @@ class SessionIndex:
             await self._catalog_indexing
         search = name == self.settings.search_tool_name
         metrics.count_index_use(search=search)
-        if search:
-            self.searches += 1
-        else:
-            self.reads += 1
         rank = self._hybrid_ranker() if search else None
-        result, labels = await run_index_tool(
-            self.store, search=search, arguments=arguments, rank=rank
-        )
+        try:
+            result, labels = await run_index_tool(
+                self.store, search=search, arguments=arguments, rank=rank
+            )
+        finally:
+            # Counted once the tool has run, with no wait before the caller counts the bytes
+            # it delivers: a record flushed meanwhile never has the use without its bytes.
+            if search:
+                self.searches += 1
+            else:
+                self.reads += 1
         activation = view.activate(labels)
         if activation.kinds():
             text = f"{result.content[0].text}\n\n{activation.describe()}"
