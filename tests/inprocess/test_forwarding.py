@@ -167,8 +167,8 @@ async def test_a_quiet_owner_that_still_beats_is_not_taken_for_gone(workers, mon
     token = await add_client("alice")
     quiet = "specific.quiet!worker"  # alive in Redis, but never reads its inbox
     directory = second.gateway.forwarding.directory
-    heart = Heartbeat(REDIS, quiet, 0.2)
-    heart.start()
+    heart = Heartbeat(REDIS, 0.2)
+    heart.start(quiet)
     try:
         session_id = uuid.uuid4().hex
         await directory.claim(session_id, quiet)
