@@ -179,17 +179,30 @@ def client_factory(url: str, live: LiveGateway, tokens: list[str]):
     return factory
 
 
+async def warmed_up_clients(live: LiveGateway, url: str):
+    """The client factory over every token, once each token's first call has started its
+    worker's gateway and upstream."""
+    factory = client_factory(url, live, list(live.tokens.values()))
+    for _ in live.tokens:
+        await run_era(factory, ERAS[0], 1, 1)
+    return factory
+
+
+async def measured_era(factory, pids: list[int], era: str, sessions: int, calls: int):
+    """`run_era`, with the workers' CPU time over it."""
+    used = cpu_seconds(pids)
+    result = await run_era(factory, era, sessions, calls)
+    result.cpu_seconds = cpu_seconds(pids) - used
+    return result
+
+
 async def measure(live: LiveGateway, url: str, pids: list[int], args) -> tuple[list, dict]:
     """Warm up, run every era, idle; the results and the memory readings."""
-    factory = client_factory(url, live, list(live.tokens.values()))
-    for _ in live.tokens:  # starts each worker's gateway and upstream
-        await run_era(factory, ERAS[0], 1, 1)
+    factory = await warmed_up_clients(live, url)
     memory = {"before": rss_mib(pids)}
-    results = []
-    for era in args.eras:
-        used = cpu_seconds(pids)
-        results.append(await run_era(factory, era, args.sessions, args.calls))
-        results[-1].cpu_seconds = cpu_seconds(pids) - used
+    results = [
+        await measured_era(factory, pids, era, args.sessions, args.calls) for era in args.eras
+    ]
     memory["after the load"] = rss_mib(pids)
     await asyncio.sleep(args.idle)
     memory[f"after {args.idle:g} s idle"] = rss_mib(pids)

@@ -39,12 +39,12 @@ class Forwarding:
         self.layer = get_channel_layer()
         self.heartbeat_period = settings.FORWARD_HEARTBEAT_SECONDS
         self.timeout = settings.FORWARD_TIMEOUT_SECONDS
-        self._heartbeat = Heartbeat(settings.REDIS_URL, self.heartbeat_period)
+        self.heartbeat = Heartbeat(settings.REDIS_URL, self.heartbeat_period)
         self.directory = OwnerDirectory(
             settings.REDIS_URL,
             settings.MCP_SESSION_IDLE_TIMEOUT,
             settings.OWNERS_KEY_PREFIX,
-            self._heartbeat,
+            self.heartbeat,
         )
         self.channel: str | None = None
         self._inbox: asyncio.Task | None = None
@@ -64,7 +64,7 @@ class Forwarding:
         # One prefix for every channel of this process: channels_redis serves them all
         # with one blocking read, which several prefixes would take turns at.
         channel = await self.layer.new_channel()
-        await asyncio.to_thread(self._heartbeat.start, channel)  # alive before it claims
+        await asyncio.to_thread(self.heartbeat.start, channel)  # alive before it claims
         self._inbox = asyncio.create_task(self._listen(channel), name="forwarding-inbox")
         self.channel = channel
 
@@ -153,7 +153,7 @@ class Forwarding:
 
     async def stop_beating(self) -> None:
         """This worker is gone for the others from now on (relays waiting on it end)."""
-        await asyncio.to_thread(self._heartbeat.stop)
+        await asyncio.to_thread(self.heartbeat.stop)
 
     async def aclose(self) -> None:
         if self._inbox is not None:
