@@ -75,11 +75,11 @@ def cpu_ms(result) -> float:
     return 1000 * result.cpu_seconds / result.calls
 
 
-def pairs_table(pairs: list[dict]) -> str:
+def pairs_table(pairs: list[dict], first: int = 1) -> str:
     columns = ["pair (load avg)", "era", "1 worker calls/s", "CPU ms/call"]
     columns += ["2 workers calls/s", "CPU ms/call", "CPU/call 2 vs 1"]
     rows = []
-    for number, pair in enumerate(pairs, 1):
+    for number, pair in enumerate(pairs, first):
         for era in load.ERAS:
             one, two = pair[SETUPS[0]][era][0], pair[SETUPS[1]][era][0]
             rows.append(
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> None:
             for setup in order:
                 pair[setup] = run_setup(setup, args)
             pairs.append(pair)
-            print(pairs_table(pairs[-1:]), flush=True)
+            print(pairs_table(pairs[-1:], first=len(pairs)), flush=True)  # progress
     results = [r for p in pairs for s in SETUPS for r, _ in p[s].values()]
     report = "\n\n".join(
         [
