@@ -12,6 +12,7 @@ import uuid
 import anyio
 import pytest
 import redis.asyncio as redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from gateway.http import heartbeat, owner_directory
 from gateway.http.heartbeat import Heartbeat
@@ -100,18 +101,25 @@ async def test_a_held_claim_is_renewed_once_its_renewal_is_due(workers, prefix, 
     assert a.round_trips == 2
 
 
-async def test_a_gap_in_the_heartbeat_drops_what_the_worker_held(workers, store):
+async def test_a_gap_in_the_heartbeat_drops_what_the_worker_held(workers, store, monkeypatch):
     a, b = workers
     assert await a.claim("client-7") == a.channel
-    # a's heartbeat key goes (as when a could not reach Redis for ten periods): b takes over.
-    await store.delete(heartbeat.WORKER_PREFIX + a.channel)
-    assert await b.claim("client-7") == b.channel
     life = a.heartbeat.life
+    # a cannot reach Redis for longer than its heartbeat lives: its key is gone, and b
+    # takes over.
+    with monkeypatch.context() as out_of_reach:
+        out_of_reach.setattr(a.heartbeat._redis, "set", unreachable)
+        await store.delete(heartbeat.WORKER_PREFIX + a.channel)
+        assert await b.claim("client-7") == b.channel
     with anyio.fail_after(5):
-        while a.heartbeat.life is life:  # a's next beat finds its key gone
+        while a.heartbeat.life is life:  # Redis is back: a's next beat finds its key gone
             await anyio.sleep(PERIOD / 2)
     assert await a.claim("client-7") == b.channel  # asked Redis: a forwards to b
     assert a.round_trips == 2
+
+
+def unreachable(*args, **kwargs):
+    raise RedisConnectionError("Redis is out of reach")
 
 
 async def test_a_steady_heartbeat_keeps_its_life(workers):

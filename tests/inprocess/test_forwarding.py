@@ -16,6 +16,7 @@ import redis.asyncio as redis
 from channels.exceptions import ChannelFull
 from channels.layers import get_channel_layer
 from prometheus_client import REGISTRY
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.http import exchange, heartbeat
@@ -251,6 +252,10 @@ async def test_a_2026_client_is_served_by_the_worker_that_holds_its_index(worker
     assert not second.gateway.sessions.live()
 
 
+def unreachable(*args, **kwargs):
+    raise RedisConnectionError("Redis is out of reach")
+
+
 def claims_counted(worker: Worker, monkeypatch) -> list[str]:
     """The owner keys `worker` claims in Redis from now on, one per round trip."""
     made: list[str] = []
@@ -296,23 +301,27 @@ async def test_a_2026_client_served_where_it_lives_claims_its_owner_once(
 
 
 async def test_a_worker_whose_heartbeat_lapsed_forwards_to_the_one_that_took_over(
-    workers, echo_http
+    workers, echo_http, monkeypatch
 ):
     first, second = workers
     await add_upstream(**echo_http_upstream(echo_http.url))
     token = await add_client("hana", catalog_indexing_enabled=False)
     async with sdk_client(token, app=first.app) as client:
         await client.call_tool("echo__echo", {"text": "one"})
-    # first's heartbeat key goes, as when it could not reach Redis for ten periods:
+    # first cannot reach Redis for longer than its heartbeat lives: its key is gone, and
     # second takes the client over.
-    life = first.gateway.forwarding.heartbeat.life
-    store = redis.from_url(REDIS)
-    await store.delete(heartbeat.WORKER_PREFIX + first.gateway.forwarding.channel)
-    await store.aclose()
-    async with sdk_client(token, app=second.app) as client:
-        await client.call_tool("echo__echo", {"text": "two"})
+    beating = first.gateway.forwarding.heartbeat
+    life = beating.life
+    with monkeypatch.context() as out_of_reach:
+        out_of_reach.setattr(beating._redis, "set", unreachable)
+        store = redis.from_url(REDIS)
+        await store.delete(heartbeat.WORKER_PREFIX + first.gateway.forwarding.channel)
+        await store.aclose()
+        async with sdk_client(token, app=second.app) as client:
+            await client.call_tool("echo__echo", {"text": "two"})
+    # Redis is back for first: its next beat finds its key gone.
     with anyio.fail_after(10):
-        while first.gateway.forwarding.heartbeat.life is life:  # its next beat sees the gap
+        while beating.life is life:
             await anyio.sleep(0.05)
     before = relayed()
     async with sdk_client(token, app=first.app) as client:
