@@ -37,13 +37,17 @@ class Forwarding:
     def __init__(self) -> None:
         self._serve: Any = None  # gateway.http.exchange.serve_exchange, handed in by start()
         self.layer = get_channel_layer()
-        ttl = int(settings.MCP_SESSION_IDLE_TIMEOUT) + 60
         self.heartbeat_period = settings.FORWARD_HEARTBEAT_SECONDS
         self.timeout = settings.FORWARD_TIMEOUT_SECONDS
-        self.directory = OwnerDirectory(settings.REDIS_URL, ttl, settings.OWNERS_KEY_PREFIX)
+        self.heartbeat = Heartbeat(settings.REDIS_URL, self.heartbeat_period)
+        self.directory = OwnerDirectory(
+            settings.REDIS_URL,
+            settings.MCP_SESSION_IDLE_TIMEOUT,
+            settings.OWNERS_KEY_PREFIX,
+            self.heartbeat,
+        )
         self.channel: str | None = None
         self._inbox: asyncio.Task | None = None
-        self._heartbeat: Heartbeat | None = None
         self._starting = asyncio.Lock()
         self._serving: dict[str, asyncio.Task] = {}  # forwarded exchanges, by id
 
@@ -60,9 +64,7 @@ class Forwarding:
         # One prefix for every channel of this process: channels_redis serves them all
         # with one blocking read, which several prefixes would take turns at.
         channel = await self.layer.new_channel()
-        heartbeat = Heartbeat(settings.REDIS_URL, channel, self.heartbeat_period)
-        await asyncio.to_thread(heartbeat.start)  # alive before it claims anything
-        self._heartbeat = heartbeat
+        await asyncio.to_thread(self.heartbeat.start, channel)  # alive before it claims
         self._inbox = asyncio.create_task(self._listen(channel), name="forwarding-inbox")
         self.channel = channel
 
@@ -151,9 +153,7 @@ class Forwarding:
 
     async def stop_beating(self) -> None:
         """This worker is gone for the others from now on (relays waiting on it end)."""
-        if self._heartbeat is not None:
-            await asyncio.to_thread(self._heartbeat.stop)
-            self._heartbeat = None
+        await asyncio.to_thread(self.heartbeat.stop)
 
     async def aclose(self) -> None:
         if self._inbox is not None:

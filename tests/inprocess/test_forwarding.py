@@ -10,10 +10,13 @@ import os
 import re
 import uuid
 
+import anyio
 import pytest
+import redis.asyncio as redis
 from channels.exceptions import ChannelFull
 from channels.layers import get_channel_layer
 from prometheus_client import REGISTRY
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.http import exchange, heartbeat
@@ -167,8 +170,8 @@ async def test_a_quiet_owner_that_still_beats_is_not_taken_for_gone(workers, mon
     token = await add_client("alice")
     quiet = "specific.quiet!worker"  # alive in Redis, but never reads its inbox
     directory = second.gateway.forwarding.directory
-    heart = Heartbeat(REDIS, quiet, 0.2)
-    heart.start()
+    heart = Heartbeat(REDIS, 0.2)
+    heart.start(quiet)
     try:
         session_id = uuid.uuid4().hex
         await directory.claim(session_id, quiet)
@@ -247,3 +250,81 @@ async def test_a_2026_client_is_served_by_the_worker_that_holds_its_index(worker
     [session] = first.gateway.sessions.live()
     assert session.key.startswith("client-")
     assert not second.gateway.sessions.live()
+
+
+def unreachable(*args, **kwargs):
+    raise RedisConnectionError("Redis is out of reach")
+
+
+def claims_counted(worker: Worker, monkeypatch) -> list[str]:
+    """The owner keys `worker` claims in Redis from now on, one per round trip."""
+    made: list[str] = []
+    directory = worker.gateway.forwarding.directory
+    script = directory._claim
+
+    async def counted(**kwargs):
+        made.append(kwargs["keys"][0])
+        return await script(**kwargs)
+
+    monkeypatch.setattr(directory, "_claim", counted)
+    return made
+
+
+async def test_a_session_served_where_it_lives_claims_its_owner_once(
+    workers, echo_token, monkeypatch
+):
+    first, _ = workers
+    made = claims_counted(first, monkeypatch)
+    session = await open_session(echo_token, app=first.app)
+    for n in range(5):
+        echoed = call(10 + n, "echo__echo", {"text": f"call {n}"})
+        answer = await post(echo_token, echoed, app=first.app, **session)
+        assert answer.messages()[-1]["result"]["content"][0]["text"] == f"call {n}"
+    assert [key.rsplit(":", 1)[1] for key in made] == [session["Mcp-Session-Id"]]
+
+
+async def test_a_2026_client_served_where_it_lives_claims_its_owner_once(
+    workers, echo_http, monkeypatch
+):
+    first, _ = workers
+    await add_upstream(**echo_http_upstream(echo_http.url))
+    token = await add_client("hana", catalog_indexing_enabled=False)
+    made = claims_counted(first, monkeypatch)
+    for n in range(3):
+        async with sdk_client(token, app=first.app) as client:
+            for m in range(3):
+                text = f"call {n}.{m}"
+                echoed = await client.call_tool("echo__echo", {"text": text})
+                assert echoed.content[0].text == text
+    [session] = first.gateway.sessions.live()
+    assert [key.rsplit(":", 1)[1] for key in made] == [session.key]
+
+
+async def test_a_worker_whose_heartbeat_lapsed_forwards_to_the_one_that_took_over(
+    workers, echo_http, monkeypatch
+):
+    first, second = workers
+    await add_upstream(**echo_http_upstream(echo_http.url))
+    token = await add_client("hana", catalog_indexing_enabled=False)
+    async with sdk_client(token, app=first.app) as client:
+        await client.call_tool("echo__echo", {"text": "one"})
+    # first cannot reach Redis for longer than its heartbeat lives: its key is gone, and
+    # second takes the client over.
+    beating = first.gateway.forwarding.heartbeat
+    life = beating.life
+    with monkeypatch.context() as out_of_reach:
+        out_of_reach.setattr(beating._redis, "set", unreachable)
+        store = redis.from_url(REDIS)
+        await store.delete(heartbeat.WORKER_PREFIX + first.gateway.forwarding.channel)
+        await store.aclose()
+        async with sdk_client(token, app=second.app) as client:
+            await client.call_tool("echo__echo", {"text": "two"})
+    # Redis is back for first: its next beat finds its key gone.
+    with anyio.fail_after(10):
+        while beating.life is life:
+            await anyio.sleep(0.05)
+    before = relayed()
+    async with sdk_client(token, app=first.app) as client:
+        again = await client.call_tool("echo__echo", {"text": "three"})
+    assert again.content[0].text == "three"
+    assert relayed() > before  # first no longer takes the client for its own
