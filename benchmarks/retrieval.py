@@ -51,6 +51,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as catalog_hybrid.py: befo
 from benchmarks import _docs  # noqa: E402
 from benchmarks._moment_of_search import ANSWER_HITS, Moment, Question, moment_of_search  # noqa: E402
 from benchmarks._time_to_vectors import TimeToVectors, time_to_vectors  # noqa: E402
+from indexing.api.response_embeddings import CANDIDATES  # noqa: E402
 from indexing.engine.chunker import chunk_document  # noqa: E402
 from indexing.engine.compressor import ResponseCompressor  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
@@ -60,6 +61,7 @@ from indexing.engine.response_vectors import (  # noqa: E402
     FUSION_K,
     PIECE_LINES,
     ResponseVectors,
+    forget_reused,
     hybrid_response_hits,
 )
 from indexing.engine.search import Ranked, location, search_with_labels  # noqa: E402
@@ -328,8 +330,12 @@ def _hybrid_answer_bytes(store: SessionStore, vectors: ResponseVectors, query: s
     return len(search_with_labels(store, [query], label, ANSWER_HITS, rank)[0].encode())
 
 
-def at_moment_of_search(outcomes: list[Outcome], indexed: dict[str, Indexed]) -> Moment:
-    """Every question searched right after its document is indexed, as served."""
+def at_moment_of_search(
+    outcomes: list[Outcome], indexed: dict[str, Indexed], candidates: int
+) -> Moment:
+    """Every question searched right after its document is indexed, as served with
+    `candidates` (0: as before search-driven embedding), no vector kept from a run before."""
+    forget_reused()
     questions: dict[str, list[Question]] = {}
     for o in outcomes:
         questions.setdefault(o.doc, []).append(Question(o.id, o.question, o.line))
@@ -344,6 +350,7 @@ def at_moment_of_search(outcomes: list[Outcome], indexed: dict[str, Indexed]) ->
         threshold=THRESHOLD,
         model_dir=config.embedding_model_dir(ROOT),
         max_bytes=RESPONSE_VECTORS_MAX_BYTES,
+        candidates=candidates,
         deep=DEEP,
         rank_of=_rank_of,
     )
@@ -488,10 +495,11 @@ def report(
 
 
 def moment_section(
-    outcomes: list[Outcome], moment: Moment | None, timings: list[TimeToVectors]
+    outcomes: list[Outcome], moments: dict[str, Moment], timings: list[TimeToVectors]
 ) -> list[str]:
-    """What an agent gets on the test split: recall at the moment of search beside recall
-    with vectors ready, bytes per answer; and how long vectors take."""
+    """What an agent gets on the test split: recall at the moment of search (`moments`: by
+    the name of its row) beside recall with vectors ready, bytes per answer; recall@5 at the
+    moment of search on the dev split; and how long vectors take."""
     test = [o for o in outcomes if o.split == "test"]
     rows = []
 
@@ -503,15 +511,16 @@ def moment_section(
             f"| {with_vectors} | {statistics.fmean(sizes):,.0f} |"
         )
 
-    if moment is not None:
+    for name, moment in moments.items():
         for o in test:
-            o.answer_bytes["moment"] = moment.answer_bytes[o.id]
+            o.answer_bytes[name] = moment.answer_bytes[o.id]
         used = sum(1 for o in test if o.id in moment.with_vectors)
+        candidates = sum(1 for o in test if o.id in moment.with_candidates)
         row(
-            "at the moment of search, as served",
+            name,
             [moment.ranks[o.id] for o in test],
-            "moment",
-            f"{used} of {len(test)}",
+            name,
+            f"{used} of {len(test)}" + f"; candidates' in {candidates}" * bool(candidates),
         )
     row("keywords alone", [o.rank for o in test], "keywords", "none")
     if any(o.hybrid_rank is not None for o in test):
@@ -527,10 +536,14 @@ def moment_section(
         "### What the agent gets (test split)",
         "",
         "*At the moment of search*: each document indexed as a response, its vectors "
-        "scheduled on the gateway's embedding queue (real model, nothing cached), and its "
-        "questions searched as soon as it is indexed, through the gateway's ranker (which "
-        "waits up to 1 s for vectors due by then), as an agent searches right after the "
-        "placeholder. *With vectors ready*: the hybrid ranking once every vector is computed, "
+        "scheduled on the gateway's embedding queue (real model loaded, no vector computed "
+        "yet), and its questions searched as soon as it is indexed, through the gateway's "
+        "ranker, as an agent searches right after the placeholder. The ranker waits up to "
+        "1 s for vectors due by then; failing them, *as served* embeds its best "
+        f"{CANDIDATES} keyword hits within that second and ranks those by meaning too "
+        "(`indexing.engine.candidate_vectors`: *candidates' vectors* below), which *as "
+        "before* (candidates 0) does not: it ranks by keywords alone. *With vectors ready*: "
+        "the hybrid ranking once every vector is computed, "
         f"which no agent sees within seconds. Bytes per answer: IndexSearch's text for one "
         f"query at its default limit ({ANSWER_HITS} hits); for the baselines, the text of their "
         f"{ANSWER_HITS} best windows. In brackets, the 95% interval of recall@5. At the "
@@ -541,6 +554,16 @@ def moment_section(
         "|---|---:|---:|---:|---:|---:|---:|",
         *rows,
     ]
+    dev = [o for o in outcomes if o.split == "dev"]
+    if moments and dev:
+        figures = [
+            f"{name} {recall([moment.ranks[o.id] for o in dev], 5):.2f}"
+            for name, moment in moments.items()
+        ]
+        if any(o.hybrid_rank is not None for o in dev):
+            figures.append(f"with vectors ready {recall([o.hybrid_rank for o in dev], 5):.2f}")
+        figures.append(f"keywords alone {recall([o.rank for o in dev], 5):.2f}")
+        out += ["", f"Dev split (tuned on), recall@5: {'; '.join(figures)}."]
     if timings:
         out += [
             "",
@@ -590,6 +613,12 @@ def main() -> None:
         action="store_true",
         help="also time the vectors of 16 KiB to 1 MiB responses (about 4 CPU-minutes)",
     )
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=CANDIDATES,
+        help=f"keyword hits a search embeds at the moment of search (default {CANDIDATES})",
+    )
     options = parser.parse_args()
     store = SessionStore()
     indexed = index_all(store, load_documents())
@@ -600,12 +629,19 @@ def main() -> None:
     if options.dev_misses:
         print(dev_misses(outcomes), file=sys.stderr)
     vector_bytes = vectors.nbytes if vectors is not None else 0
-    moment = at_moment_of_search(outcomes, indexed) if vectors is not None else None
+    moments = {}
+    if vectors is not None:
+        served = f"at the moment of search, as served ({options.candidates} candidates)"
+        moments[served] = at_moment_of_search(outcomes, indexed, options.candidates)
+        moments["at the moment of search, as before (0 candidates)"] = at_moment_of_search(
+            outcomes, indexed, 0
+        )
     waits = []
     if options.time_to_vectors and model is not None:
         texts = [(DOCS_DIR / d.document.file).read_text(encoding="utf-8") for d in indexed.values()]
         waits = time_to_vectors(texts, model.model, tool=TOOL)
     flags = " --no-vectors" * options.no_vectors + " --time-to-vectors" * bool(waits)
+    flags += f" --candidates {options.candidates}" * (options.candidates != CANDIDATES)
     text = report(
         indexed,
         outcomes,
@@ -613,7 +649,7 @@ def main() -> None:
         model,
         vector_bytes,
         flags,
-        moment_section(outcomes, moment, waits),
+        moment_section(outcomes, moments, waits),
     )
     print(text)
     if not options.no_docs:

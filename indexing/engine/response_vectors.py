@@ -40,6 +40,9 @@ PIECES_PER_STEP = 64
 """Pieces embedded between two checks that the store is still open."""
 REUSED_BYTES = 64 * 2**20
 """Piece vectors of recent contents kept for reuse, per process (about 37 MiB of text)."""
+SEARCHED_BYTES = 8 * 2**20
+"""Vectors of pieces embedded by searches (`indexing.engine.candidate_vectors`), kept for
+later searches and their response's own embedding, per process (about 21,000 pieces)."""
 RESCORED = 200
 """Chunks ranked token by token in a search: the best by whole-query cosine (every chunk of a
 search in one response of up to about 400 KB)."""
@@ -118,19 +121,28 @@ class ResponseVectors:
     def _embed(
         self, texts: list[str], owners: list[int], model: Any, pace: Callable[[float], None]
     ) -> _Pieces | None:
-        """The pieces' vectors, chunk ids relative to the document's first; None once closed."""
+        """The pieces' vectors, chunk ids relative to the document's first; None once closed.
+        Pieces a search embedded already (`searched_pieces`) are not embedded again."""
         import numpy as np
 
         from indexing.engine.int8_vectors import quantise
 
-        parts = [np.zeros((0, model.dimensions), np.float32)]
-        for start in range(0, len(texts), PIECES_PER_STEP):
+        quantized = np.zeros((len(texts), model.dimensions), np.int8)
+        scales = np.zeros(len(texts), np.float32)
+        missing = []
+        for row, text in enumerate(texts):
+            found = searched_pieces.get(piece_key(model, text))
+            if found is None:
+                missing.append(row)
+            else:
+                quantized[row], scales[row] = found[0], found[1][0]
+        for start in range(0, len(missing), PIECES_PER_STEP):
             if self._closed:
                 return None
+            rows = missing[start : start + PIECES_PER_STEP]
             started = time.thread_time()
-            parts.append(model.embed(texts[start : start + PIECES_PER_STEP]))
+            quantized[rows], scales[rows] = quantise(model.embed([texts[row] for row in rows]))
             pace(time.thread_time() - started)
-        quantized, scales = quantise(np.concatenate(parts))
         chunk_ids, starts = np.unique(np.array(owners, dtype=np.int64), return_index=True)
         return _Pieces(quantized, scales, chunk_ids, starts)
 
@@ -181,11 +193,7 @@ class ResponseVectors:
         held = [pieces for pieces in held if len(pieces.chunk_ids)]
         if not held or not queries:
             return [[] for _ in queries]
-        sentences, tokens = model.embed_with_tokens(queries, query=True)
-        return [
-            _ranked(held, sentence, words.vectors if len(words.ids) else sentence[None], limit)
-            for sentence, words in zip(sentences, tokens, strict=True)
-        ]
+        return ranked_by_meaning(model, held, queries, limit)
 
     @property
     def nbytes(self) -> int:
@@ -207,43 +215,70 @@ class ResponseVectors:
             self._lock.notify_all()
 
 
-class _RecentPieces:
-    """The piece vectors of recently embedded contents, by content key, up to `max_bytes`:
-    a response read again (the same file under a new label, in any session of the worker)
-    takes them instead of being embedded again."""
+class _Recent:
+    """Arrays by key, the most recently used kept up to `max_bytes`: the piece vectors of a
+    content (a response read again, the same file under a new label in any session of the
+    worker, takes them instead of being embedded again), or of one piece."""
 
     def __init__(self, max_bytes: int) -> None:
         self._lock = threading.Lock()
-        self._held: OrderedDict[str, _Pieces] = OrderedDict()
+        self._held: OrderedDict[str, tuple[np.ndarray, ...]] = OrderedDict()
+        self._bytes = 0
         self.max_bytes = max_bytes
 
-    def get(self, key: str) -> _Pieces | None:
+    def get(self, key: str) -> Any:
         with self._lock:
             found = self._held.get(key)
             if found is not None:
                 self._held.move_to_end(key)
             return found
 
-    def put(self, key: str, found: _Pieces) -> None:
+    def put(self, key: str, found: tuple[np.ndarray, ...]) -> None:
         with self._lock:
+            if key in self._held:
+                self._bytes -= _nbytes(self._held.pop(key))
             self._held[key] = found
-            while self._held and sum(map(_nbytes, self._held.values())) > self.max_bytes:
-                self._held.popitem(last=False)
+            self._bytes += _nbytes(found)
+            while self._held and self._bytes > self.max_bytes:
+                self._bytes -= _nbytes(self._held.popitem(last=False)[1])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._held.clear()
+            self._bytes = 0
 
 
-def _nbytes(held: _Pieces) -> int:
+def _nbytes(held: tuple[np.ndarray, ...]) -> int:
     return sum(array.nbytes for array in held)
+
+
+def _model_key(model: Any) -> str:
+    """Tells a model's vectors apart from another's."""
+    return str(getattr(model, "identity", None) or id(model))
 
 
 def _content_key(model: Any, texts: list[str], owners: list[int]) -> str:
     """What decides a document's piece vectors: the model and every piece with its chunk."""
-    digest = hashlib.sha256(str(getattr(model, "identity", None) or id(model)).encode())
+    digest = hashlib.sha256(_model_key(model).encode())
     for owner, text in zip(owners, texts, strict=True):
         digest.update(f"{owner}\0{text}\0".encode())
     return digest.hexdigest()
 
 
-_reused = _RecentPieces(REUSED_BYTES)
+def piece_key(model: Any, text: str) -> str:
+    """What decides one piece's vector: the model and the piece's text."""
+    return hashlib.sha256(f"{_model_key(model)}\0{text}".encode()).hexdigest()
+
+
+_reused = _Recent(REUSED_BYTES)
+searched_pieces = _Recent(SEARCHED_BYTES)
+"""Piece vectors embedded by searches, by `piece_key`: (int8 row, scale)."""
+
+
+def forget_reused() -> None:
+    """Drop every vector kept for reuse (a benchmark's runs start alike)."""
+    _reused.clear()
+    searched_pieces.clear()
 
 
 def hybrid_response_hits(
@@ -266,12 +301,51 @@ def hybrid_response_hits(
     vectors.forget(store.evicted_labels(source))
     if not vectors.ready(labels):
         return None
-    hits = []
-    for query, dense in zip(queries, vectors.rankings(queries, labels, DEPTH), strict=True):
-        lexical = [hit.chunk_id for hit in store.search(query, source=source, limit=DEPTH)]
-        fused = reciprocal_rank_fusion([lexical, dense], FUSION_K, weights=(1.0, DENSE_WEIGHT))
-        hits.append(store.hits(fused[:limit]))
-    return hits
+    lexical = [
+        [hit.chunk_id for hit in store.search(query, source=source, limit=DEPTH)]
+        for query in queries
+    ]
+    return fused_hits(store, lexical, vectors.rankings(queries, labels, DEPTH), limit)
+
+
+def fused_hits(
+    store: SessionStore, lexical: list[list[int]], dense: list[list[int]], limit: int
+) -> list[list[Hit]]:
+    """Each query's keyword and embedding rankings (chunk ids, best first) fused by weighted
+    reciprocal rank: its best `limit` hits."""
+    return [
+        store.hits(
+            reciprocal_rank_fusion([words, meaning], FUSION_K, weights=(1.0, DENSE_WEIGHT))[:limit]
+        )
+        for words, meaning in zip(lexical, dense, strict=True)
+    ]
+
+
+def chunk_pieces(rows: dict[int, tuple[np.ndarray, np.ndarray]]) -> _Pieces:
+    """Pieces held as `ResponseVectors` holds a response's, from each chunk's int8 rows and
+    their scales (by chunk id; none without rows)."""
+    import numpy as np
+
+    chunk_ids = sorted(chunk for chunk, (_, scales) in rows.items() if len(scales))
+    counts = np.array([len(rows[chunk][1]) for chunk in chunk_ids], np.int64)
+    return _Pieces(
+        np.concatenate([rows[chunk][0] for chunk in chunk_ids]),
+        np.concatenate([rows[chunk][1] for chunk in chunk_ids]),
+        np.array(chunk_ids, np.int64),
+        np.cumsum(counts) - counts,
+    )
+
+
+def ranked_by_meaning(
+    model: Any, held: list[_Pieces], queries: list[str], limit: int
+) -> list[list[int]]:
+    """For each query, the `limit` chunk ids of `held` nearest it, best first (see
+    `ResponseVectors.rankings`); the queries embedded in one pass."""
+    sentences, tokens = model.embed_with_tokens(queries, query=True)
+    return [
+        _ranked(held, sentence, words.vectors if len(words.ids) else sentence[None], limit)
+        for sentence, words in zip(sentences, tokens, strict=True)
+    ]
 
 
 def _ranked(
