@@ -12,7 +12,9 @@ keyword ranking's top `DEPTH` by weighted reciprocal rank.
 Embedding costs about 2.5 CPU-minutes per MiB of text on this project's 2-core test
 machine, so vectors are computed on a background thread after the placeholder is sent, one
 response at a time; until every response a search covers has its vectors, that search
-ranks by keywords alone. Measured with benchmarks/retrieval.py: see docs/benchmarks.md.
+ranks by keywords, and by meaning only those of its best hits it can embed at once
+(`indexing.engine.candidate_vectors`). Measured with benchmarks/retrieval.py: see
+docs/benchmarks.md.
 Plain Python; vectors need numpy (imported only then) and an `Embedder` (or anything with
 its `embed`, `embed_with_tokens` and `dimensions`).
 """
