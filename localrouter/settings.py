@@ -161,7 +161,7 @@ try:
     # A search that cannot wait for its response's vectors embeds this many of its best
     # keyword hits at once, within the same wait, and ranks them by meaning too (0: none).
     RESPONSE_VECTORS_CANDIDATES = int(
-        config.number("LOCALROUTER_RESPONSE_VECTORS_CANDIDATES", 10, minimum=0)
+        config.number("LOCALROUTER_RESPONSE_VECTORS_CANDIDATES", 15, minimum=0)
     )
     # The share of one CPU the embedding thread uses at most (it pauses between steps).
     RESPONSE_VECTORS_CPU_SHARE = config.number(

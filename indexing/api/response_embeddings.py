@@ -31,7 +31,7 @@ from indexing.engine.store import SessionStore
 logger = logging.getLogger(__name__)
 QUEUE_CAP = 16
 WAIT_SECONDS = 1.0
-CANDIDATES = 10
+CANDIDATES = 15
 
 
 class ResponseEmbeddings:
