@@ -123,3 +123,17 @@ def test_no_candidates_means_keywords_alone_until_the_vectors_are_ready(store, m
     assert ranked.note.startswith("Ranked by keywords alone")
     assert ranked.hits == [store.search(QUERY, source=label, limit=5)]
     responses.close()
+
+
+def test_a_pace_measured_on_a_busy_machine_still_lets_the_best_candidate_in(
+    store, embedded, monkeypatch
+):
+    from indexing.engine import candidate_vectors
+
+    monkeypatch.setattr(candidate_vectors._pace, "seconds_per_byte", 1.0)  # 10 s for 10 bytes
+    label = _label(store, MAN[30_001:50_000] + "\n/* a busy machine */\n")  # pieces of its own
+    responses = ResponseEmbeddings(model_dir=settings.EMBEDDING_MODEL_DIR, max_bytes=2**20)
+    ranked = responses.search(store, ["print names ending with a null character"], label, 5)
+    assert ranked.note.startswith(f"{CANDIDATES_NOTE} (1 passage)")  # and no other
+    assert candidate_vectors._pace.seconds_per_byte < 1.0  # measured again
+    responses.close()
