@@ -118,8 +118,8 @@ class Outcome:
     first_hit: Hit | None
     hybrid_rank: int | None = None  # with vectors; None also when there are none
     wide_rank: int | None = None  # the baseline over WIDE_BASELINE_LINES-line windows
-    candidates_rank: int | None = None  # keyword candidates by meaning too, no time bound
     answer_bytes: dict[str, int] | None = None  # bytes of one answer, by ranking
+    candidates_rank: int | None = None  # keyword candidates by meaning too, no time bound
 
     @property
     def split(self) -> str:
