@@ -1,10 +1,12 @@
 """Retrieval check: does IndexSearch find the line that answers a question about a document
 it has never seen?
 
-Run from the repository root (about ten seconds; with the model installed, the first run
-embeds the documents' 2 MiB, about 6 CPU-minutes):
+Run from the repository root (keywords alone, `--no-vectors`: about ten seconds; with the
+model installed, about 4 CPU-minutes, 9 minutes at a load average of 5 to 8 on 2 cores, most
+of it the two moment-of-search runs below; the first run also embeds the documents' 2 MiB
+into the cache below, about 6 CPU-minutes more):
 
-    .venv/bin/python benchmarks/retrieval.py [--no-docs] [--dev-misses]
+    .venv/bin/python benchmarks/retrieval.py [--no-docs] [--dev-misses] [--candidates N]
 
 The documents are real files of Debian, npm and PyPI packages copied into
 `benchmarks/retrieval_docs/` (provenance and licence in its `manifest.json`, made by
@@ -22,8 +24,14 @@ in the same run: plain BM25 over fixed BASELINE_LINES-line windows of the docume
 
 Where the embedding model is installed (as `make serve` installs it), every question is also
 searched as IndexSearch ranks with vector search on once a response's vectors are computed
-(`indexing.engine.response_vectors.hybrid_response_hits`). Piece vectors are kept in
-var/retrieval-vectors.npz (by text) so that reruns take seconds; `--no-vectors` skips this.
+(`indexing.engine.response_vectors.hybrid_response_hits`), and as a search ranks whose keyword
+candidates (`--candidates`, the gateway's default) are embedded however long it takes
+(`indexing.engine.candidate_vectors`). Piece vectors are kept in var/retrieval-vectors.npz
+(by text) so that reruns take less; `--no-vectors` skips this. Then, at the moment of search
+(`benchmarks/_moment_of_search.py`), every question is searched right after its document is
+indexed, as served, twice: with `--candidates` keyword hits embedded within the search's
+wait, and with none (as before search-driven embedding); each run computes its vectors
+afresh.
 
 The markdown goes to stdout and into docs/benchmarks.md between `<!-- retrieval:start -->`
 and `<!-- retrieval:end -->`.
