@@ -11,10 +11,10 @@ keyword ranking's top `DEPTH` by weighted reciprocal rank.
 
 Embedding costs about 2.5 CPU-minutes per MiB of text on this project's 2-core test
 machine, so vectors are computed on a background thread after the placeholder is sent, one
-response at a time; until every response a search covers has its vectors, that search
-ranks by keywords, and by meaning only those of its best hits it can embed at once
-(`indexing.engine.candidate_vectors`). Measured with benchmarks/retrieval.py: see
-docs/benchmarks.md.
+response at a time. Until then a response's pieces have static vectors, computed at once
+from a table of token vectors (`indexing.engine.static_vectors`), which the full ones
+replace: a search ranks by them the same way, as an approximation (`approximate`).
+Measured with benchmarks/retrieval.py: see docs/benchmarks.md.
 Plain Python; vectors need numpy (imported only then) and an `Embedder` (or anything with
 its `embed`, `embed_with_tokens` and `dimensions`).
 """
@@ -85,6 +85,7 @@ class ResponseVectors:
         self._lock = threading.Condition()  # notified when a label gets vectors or never will
         self._labels: dict[str, _Pieces] = {}
         self._keywords_only: set[str] = set()  # labels left without vectors (`skip`)
+        self._approximate: dict[str, _Pieces] = {}  # static vectors, until `add`'s come
         self._closed = False
         self._model: Any = None  # the model of the vectors held (queries need the same one)
 
@@ -95,18 +96,10 @@ class ResponseVectors:
         keeping nothing, once `close` was called or the document left the store. Contents
         embedded recently (by any store of the process) take the vectors they got then.
         `pace` gets the CPU seconds of each step of `PIECES_PER_STEP` pieces (and may sleep)."""
-        if self._closed:  # the store may be closed too
+        found = self._pieces_of(store, label)
+        if found is None:
             return
-        with store.exclusive():
-            if self._closed or label not in store.labels(label):
-                return
-            info = store.document(label)
-            hits = store.hits(list(range(info.first_chunk, info.last_chunk + 1)))
-        texts, owners = [], []
-        for hit in hits:
-            for piece in pieces(hit.body):
-                texts.append(piece)
-                owners.append(hit.chunk_id - info.first_chunk)
+        texts, owners, first_chunk = found
         key = _content_key(model, texts, owners)
         found = _reused.get(key)
         if found is None:
@@ -117,8 +110,46 @@ class ResponseVectors:
         quantized, scales, relative, starts = found
         with self._lock:
             self._model = model
-            self._labels[label] = _Pieces(quantized, scales, relative + info.first_chunk, starts)
+            self._labels[label] = _Pieces(quantized, scales, relative + first_chunk, starts)
+            self._approximate.pop(label, None)
             self._lock.notify_all()
+
+    def approximate(self, store: SessionStore, label: str, model: Any, table: Any) -> None:
+        """Give `label` static vectors from `table` (a `StaticTable` of `model`) until `add`
+        gives it the model's own (milliseconds per MiB of text)."""
+        found = self._pieces_of(store, label)
+        if found is None or not found[0]:
+            return
+        import numpy as np
+
+        texts, owners, first_chunk = found
+        quantized, scales = table.piece_vectors(texts)
+        chunk_ids, starts = np.unique(np.array(owners, dtype=np.int64), return_index=True)
+        with self._lock:
+            if label not in self._labels and not self._closed:
+                self._model = model
+                self._approximate[label] = _Pieces(
+                    quantized, scales, chunk_ids + first_chunk, starts
+                )
+
+    def _pieces_of(
+        self, store: SessionStore, label: str
+    ) -> tuple[list[str], list[int], int] | None:
+        """The pieces of `label`'s chunks, each one's chunk (relative to the document's first)
+        and the first chunk's id; None once closed or when the document left the store."""
+        if self._closed:  # the store may be closed too
+            return None
+        with store.exclusive():
+            if self._closed or label not in store.labels(label):
+                return None
+            info = store.document(label)
+            hits = store.hits(list(range(info.first_chunk, info.last_chunk + 1)))
+        texts, owners = [], []
+        for hit in hits:
+            for piece in pieces(hit.body):
+                texts.append(piece)
+                owners.append(hit.chunk_id - info.first_chunk)
+        return texts, owners, info.first_chunk
 
     def _embed(
         self, texts: list[str], owners: list[int], model: Any, pace: Callable[[float], None]
@@ -157,6 +188,11 @@ class ResponseVectors:
                 if label not in self._labels and label not in self._keywords_only
             ]
 
+    def unapproximated(self, labels: list[str]) -> list[str]:
+        """Those of `labels` still waiting for vectors and without static ones."""
+        with self._lock:
+            return [label for label in self.pending(labels) if label not in self._approximate]
+
     def wait(self, labels: list[str], timeout: float) -> None:
         """Block until none of `labels` is pending, or `timeout` seconds passed."""
         with self._lock:
@@ -175,22 +211,30 @@ class ResponseVectors:
             self._keywords_only.add(label)
             self._lock.notify_all()
 
-    def ready(self, labels: list[str]) -> bool:
+    def ready(self, labels: list[str], approximate: bool = False) -> bool:
         """Whether every one of `labels` (at least one) has its vectors, or never will, and
-        at least one has them."""
+        at least one has them (with `approximate`, static vectors count)."""
         with self._lock:
-            done = all(label in self._labels or label in self._keywords_only for label in labels)
-            return done and any(label in self._labels for label in labels)
+            held = self._held(approximate)
+            done = all(label in held or label in self._keywords_only for label in labels)
+            return done and any(label in held for label in labels)
 
-    def rankings(self, queries: list[str], labels: list[str], limit: int) -> list[list[int]]:
-        """For each query, the `limit` chunk ids of `labels` nearest it, best first. The
+    def _held(self, approximate: bool) -> dict[str, _Pieces]:
+        return {**self._approximate, **self._labels} if approximate else self._labels
+
+    def rankings(
+        self, queries: list[str], labels: list[str], limit: int, approximate: bool = False
+    ) -> list[list[int]]:
+        """For each query, the `limit` chunk ids of `labels` nearest it, best first (with
+        `approximate`, by static vectors where the model's are not computed yet). The
         queries are embedded in one pass (the model's weights are read once for all).
 
         Every chunk is first scored by its best piece's cosine to the whole query (one product
         a piece); the best `RESCORED` are then ranked by the mean over the query's tokens of
         each token's best cosine among the chunk's pieces (one product a piece and token)."""
         with self._lock:
-            held = [self._labels[label] for label in labels if label in self._labels]
+            vectors = self._held(approximate)
+            held = [vectors[label] for label in labels if label in vectors]
             model = self._model
         held = [pieces for pieces in held if len(pieces.chunk_ids)]
         if not held or not queries:
@@ -201,13 +245,15 @@ class ResponseVectors:
     def nbytes(self) -> int:
         """Bytes of the arrays held."""
         with self._lock:
-            return sum(array.nbytes for held in self._labels.values() for array in held)
+            every = [*self._labels.values(), *self._approximate.values()]
+            return sum(array.nbytes for held in every for array in held)
 
     def forget(self, labels: list[str]) -> None:
         """Drop the vectors of these labels (documents evicted from the store)."""
         with self._lock:
             for label in labels:
                 self._labels.pop(label, None)
+                self._approximate.pop(label, None)
                 self._keywords_only.discard(label)
 
     def close(self) -> None:
@@ -290,24 +336,27 @@ def hybrid_response_hits(
     source: str | None,
     limit: int,
     keywords_only: str | None = None,
+    approximate: bool = False,
 ) -> list[list[Hit]] | None:
     """Each query's keyword and embedding rankings of the documents under `source`, fused
     by chunk; None when some of them have no vectors (yet), and then keywords alone rank.
-    Documents whose labels start with `keywords_only` (a catalog's) never get vectors:
-    neither waited for nor in the embedding ranking."""
+    With `approximate`, static vectors stand for those not computed yet. Documents whose
+    labels start with `keywords_only` (a catalog's) never get vectors: neither waited for
+    nor in the embedding ranking."""
     labels = [
         label
         for label in store.searched_labels(source)
         if keywords_only is None or not label.startswith(keywords_only)
     ]
     vectors.forget(store.evicted_labels(source))
-    if not vectors.ready(labels):
+    if not vectors.ready(labels, approximate):
         return None
     lexical = [
         [hit.chunk_id for hit in store.search(query, source=source, limit=DEPTH)]
         for query in queries
     ]
-    return fused_hits(store, lexical, vectors.rankings(queries, labels, DEPTH), limit)
+    dense = vectors.rankings(queries, labels, DEPTH, approximate)
+    return fused_hits(store, lexical, dense, limit)
 
 
 def fused_hits(
