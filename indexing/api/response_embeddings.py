@@ -212,7 +212,7 @@ def approximate_note(due_in: float) -> str:
     if not due_in:
         return f"{APPROXIMATE_NOTE}."
     return (
-        f"{APPROXIMATE_NOTE}: this response's full vectors are still being computed"
+        f"{APPROXIMATE_NOTE}: this response's vectors are still being computed"
         f"{_expected(due_in)}; the same search then matches by meaning more closely."
     )
 

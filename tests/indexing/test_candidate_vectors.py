@@ -69,7 +69,9 @@ def test_a_search_of_a_response_too_big_to_embed_in_time_ranks_its_candidates_by
 ):
     text = MAN[:80_000] + "\n/* candidates */\n"  # about 7 CPU-seconds of vectors
     label = _label(store, text)
-    responses = ResponseEmbeddings(model_dir=settings.EMBEDDING_MODEL_DIR, max_bytes=2**20)
+    responses = ResponseEmbeddings(
+        model_dir=settings.EMBEDDING_MODEL_DIR, max_bytes=2**20, static_vectors=False
+    )
     ranked = responses.search(store, [QUERY], label, 5)
     assert ranked is not None and ranked.note.startswith(CANDIDATES_NOTE)
     first = store.search(QUERY, source=label, limit=1)[0]
@@ -98,7 +100,11 @@ def test_the_responses_own_embedding_takes_the_pieces_a_search_embedded(model, s
     text = MAN[:6_000] + "\n/* embedded by a search first */\n"
     label = _label(store, text)
     responses = ResponseEmbeddings(
-        model_dir=settings.EMBEDDING_MODEL_DIR, max_bytes=2**20, wait_seconds=30, candidates=2
+        model_dir=settings.EMBEDDING_MODEL_DIR,
+        max_bytes=2**20,
+        static_vectors=False,
+        wait_seconds=30,
+        candidates=2,
     )
     ranked = responses.search(store, [QUERY], label, 5)
     assert ranked.note.startswith(f"{CANDIDATES_NOTE} (2 passages)")
@@ -117,7 +123,7 @@ def test_the_responses_own_embedding_takes_the_pieces_a_search_embedded(model, s
 def test_no_candidates_means_keywords_alone_until_the_vectors_are_ready(store, model):
     label = _label(store, MAN[:20_000] + "\n/* no candidates */\n")
     responses = ResponseEmbeddings(
-        model_dir=settings.EMBEDDING_MODEL_DIR, max_bytes=2**20, candidates=0
+        model_dir=settings.EMBEDDING_MODEL_DIR, max_bytes=2**20, static_vectors=False, candidates=0
     )
     ranked = responses.search(store, [QUERY], label, 5)
     assert ranked.note.startswith("Ranked by keywords alone")
@@ -132,7 +138,9 @@ def test_a_pace_measured_on_a_busy_machine_still_lets_the_best_candidate_in(
 
     monkeypatch.setattr(candidate_vectors._pace, "seconds_per_byte", 1.0)  # 10 s for 10 bytes
     label = _label(store, MAN[30_001:50_000] + "\n/* a busy machine */\n")  # pieces of its own
-    responses = ResponseEmbeddings(model_dir=settings.EMBEDDING_MODEL_DIR, max_bytes=2**20)
+    responses = ResponseEmbeddings(
+        model_dir=settings.EMBEDDING_MODEL_DIR, max_bytes=2**20, static_vectors=False
+    )
     ranked = responses.search(store, ["print names ending with a null character"], label, 5)
     assert ranked.note.startswith(f"{CANDIDATES_NOTE} (1 passage)")  # and no other
     assert candidate_vectors._pace.seconds_per_byte < 1.0  # measured again
