@@ -29,9 +29,10 @@ candidates (`--candidates`, the gateway's default) are embedded however long it 
 (`indexing.engine.candidate_vectors`). Piece vectors are kept in var/retrieval-vectors.npz
 (by text) so that reruns take less; `--no-vectors` skips this. Then, at the moment of search
 (`benchmarks/_moment_of_search.py`), every question is searched right after its document is
-indexed, as served, twice: with `--candidates` keyword hits embedded within the search's
-wait, and with none (as before search-driven embedding); each run computes its vectors
-afresh.
+indexed, as served, twice: with static vectors (`indexing.engine.static_vectors`, the
+model's table read from, or built into, its folder) and `--candidates` keyword hits embedded
+within the search's wait where there are none, and with neither (keywords alone); each run
+computes its vectors afresh.
 
 The markdown goes to stdout and into docs/benchmarks.md between `<!-- retrieval:start -->`
 and `<!-- retrieval:end -->`.
@@ -374,10 +375,11 @@ def _hybrid_answer_bytes(store: SessionStore, vectors: ResponseVectors, query: s
 
 
 def at_moment_of_search(
-    outcomes: list[Outcome], indexed: dict[str, Indexed], candidates: int
+    outcomes: list[Outcome], indexed: dict[str, Indexed], candidates: int, static_vectors: bool
 ) -> Moment:
     """Every question searched right after its document is indexed, as served with
-    `candidates` (0: as before search-driven embedding), no vector kept from a run before."""
+    `candidates` and `static_vectors` (0 and False: keywords until vectors come), no vector
+    kept from a run before."""
     forget_reused()
     questions: dict[str, list[Question]] = {}
     for o in outcomes:
@@ -394,6 +396,7 @@ def at_moment_of_search(
         model_dir=config.embedding_model_dir(ROOT),
         max_bytes=RESPONSE_VECTORS_MAX_BYTES,
         candidates=candidates,
+        static_vectors=static_vectors,
         deep=DEEP,
         rank_of=_rank_of,
     )
@@ -462,10 +465,11 @@ def report(
     if vectors:
         out += [
             "",
-            "*Keywords* is the ranking without the embedding model (and, with it, until a "
-            "response's vectors are computed); *hybrid* is IndexSearch with vector search on "
-            "once they are (`indexing.engine.response_vectors`: all-MiniLM-L6-v2 vectors of "
-            f"{PIECE_LINES}-line pieces; a chunk scores the mean over the query's tokens of each "
+            "*Keywords* is the ranking without the embedding model (and, with it and static "
+            "vectors off, until a response's vectors are computed); *hybrid* is IndexSearch "
+            "with vector search on once they are (`indexing.engine.response_vectors`: "
+            f"all-MiniLM-L6-v2 vectors of {PIECE_LINES}-line pieces; a chunk scores the mean over "
+            "the query's tokens of each "
             f"one's best cosine among its pieces; the top {DEPTH} of each ranking fused by RRF, "
             f"k {FUSION_K}, embeddings weighted {DENSE_WEIGHT:g}x).",
         ]
@@ -558,12 +562,15 @@ def moment_section(
         for o in test:
             o.answer_bytes[name] = moment.answer_bytes[o.id]
         used = sum(1 for o in test if o.id in moment.with_vectors)
+        static = sum(1 for o in test if o.id in moment.with_static)
         candidates = sum(1 for o in test if o.id in moment.with_candidates)
         row(
             name,
             [moment.ranks[o.id] for o in test],
             name,
-            f"{used} of {len(test)}" + f"; candidates' in {candidates}" * bool(candidates),
+            f"{used} of {len(test)}"
+            + f"; static in {static}" * bool(static)
+            + f"; candidates' in {candidates}" * bool(candidates),
         )
     row("keywords alone", [o.rank for o in test], "keywords", "none")
     if any(o.candidates_rank is not None for o in test):
@@ -589,10 +596,12 @@ def moment_section(
         "scheduled on the gateway's embedding queue (real model loaded, no vector computed "
         "yet), and its questions searched as soon as it is indexed, through the gateway's "
         "ranker, as an agent searches right after the placeholder. The ranker waits up to "
-        "1 s for vectors due by then; failing them, *as served* embeds its best "
+        "1 s for vectors due by then; failing them, *as served* ranks with the static "
+        "vectors its response got as it was indexed (`indexing.engine.static_vectors`, its "
+        "table loaded first: *static* below), or, without them, embeds its best "
         f"{CANDIDATES} keyword hits within that second and ranks those by meaning too "
-        "(`indexing.engine.candidate_vectors`: *candidates' vectors* below), which *as "
-        "before* (candidates 0) does not: it ranks by keywords alone. *With vectors ready*: "
+        "(`indexing.engine.candidate_vectors`: *candidates'* below); *as before* (no static "
+        "vectors, candidates 0) ranks by keywords alone. *With vectors ready*: "
         "the hybrid ranking once every vector is computed, "
         f"which no agent sees within seconds. Bytes per answer: IndexSearch's text for one "
         f"query at its default limit ({ANSWER_HITS} hits); for the baselines, the text of their "
@@ -686,10 +695,12 @@ def main() -> None:
     vector_bytes = vectors.nbytes if vectors is not None else 0
     moments = {}
     if vectors is not None:
-        served = f"at the moment of search, as served ({options.candidates} candidates)"
-        moments[served] = at_moment_of_search(outcomes, indexed, options.candidates)
-        moments["at the moment of search, as before (0 candidates)"] = at_moment_of_search(
-            outcomes, indexed, 0
+        served = (
+            f"at the moment of search, as served (static vectors, {options.candidates} candidates)"
+        )
+        moments[served] = at_moment_of_search(outcomes, indexed, options.candidates, True)
+        moments["at the moment of search, keywords (no static vectors, 0 candidates)"] = (
+            at_moment_of_search(outcomes, indexed, 0, False)
         )
     waits = []
     if options.time_to_vectors and model is not None:
