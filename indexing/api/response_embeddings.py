@@ -88,9 +88,13 @@ class ResponseEmbeddings:
         if stats.original_bytes > self._max_bytes or embedder_unavailable(self._model_dir):
             self._vectors.skip(stats.label)
             return
-        threading.Thread(  # seconds a MiB: neither on the event loop nor the writer's thread
-            target=self._approximate, args=(store, [stats.label]), name="static-vectors"
-        ).start()
+        if self._static:  # seconds a MiB: neither on the event loop nor the writer's thread
+            threading.Thread(
+                target=self._approximate,
+                args=(store, [stats.label]),
+                name="static-vectors",
+                daemon=True,
+            ).start()
         job = Job(
             stats.label,
             stats.original_bytes,

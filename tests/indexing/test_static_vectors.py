@@ -114,6 +114,24 @@ def test_a_search_right_after_indexing_ranks_a_paraphrase_by_static_vectors(mode
     assert _answer_rank(ranked.hits[0]) <= 3
 
 
+def test_a_search_before_the_table_is_loaded_starts_loading_it_and_does_not_wait(
+    model, table, store, monkeypatch
+):
+    monkeypatch.setattr(static_vectors, "_table", None)  # a worker's first response
+    monkeypatch.setattr(static_vectors, "_loading", None)
+    label = _compressed(store, ZLIB).index().label
+    responses = ResponseEmbeddings(
+        model_dir=settings.EMBEDDING_MODEL_DIR, max_bytes=2**20, candidates=0
+    )
+    first = responses.search(store, [PARAPHRASE], label, 5)
+    assert first.note.startswith("Ranked by keywords alone")
+    static_vectors._loading.join(30)  # read from the model folder, on its own thread
+    assert static_vectors.loaded_table().identity == model.identity
+    again = responses.search(store, [PARAPHRASE], label, 5)
+    responses.close()
+    assert again.note.startswith(APPROXIMATE_NOTE) and _answer_rank(again.hits[0]) <= 3
+
+
 def test_full_vectors_replace_a_responses_static_ones(model, table, store):
     label = _compressed(store, ZLIB[:8_000]).index().label
     vectors = ResponseVectors()
