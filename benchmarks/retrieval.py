@@ -1,10 +1,12 @@
 """Retrieval check: does IndexSearch find the line that answers a question about a document
 it has never seen?
 
-Run from the repository root (about ten seconds; with the model installed, the first run
-embeds the documents' 2 MiB, about 6 CPU-minutes):
+Run from the repository root (keywords alone, `--no-vectors`: about ten seconds; with the
+model installed, about 4 CPU-minutes, 9 minutes at a load average of 5 to 8 on 2 cores, most
+of it the two moment-of-search runs below; the first run also embeds the documents' 2 MiB
+into the cache below, about 6 CPU-minutes more):
 
-    .venv/bin/python benchmarks/retrieval.py [--no-docs] [--dev-misses]
+    .venv/bin/python benchmarks/retrieval.py [--no-docs] [--dev-misses] [--candidates N]
 
 The documents are real files of Debian, npm and PyPI packages copied into
 `benchmarks/retrieval_docs/` (provenance and licence in its `manifest.json`, made by
@@ -22,8 +24,15 @@ in the same run: plain BM25 over fixed BASELINE_LINES-line windows of the docume
 
 Where the embedding model is installed (as `make serve` installs it), every question is also
 searched as IndexSearch ranks with vector search on once a response's vectors are computed
-(`indexing.engine.response_vectors.hybrid_response_hits`). Piece vectors are kept in
-var/retrieval-vectors.npz (by text) so that reruns take seconds; `--no-vectors` skips this.
+(`indexing.engine.response_vectors.hybrid_response_hits`), and as a search ranks whose keyword
+candidates (`--candidates`, the gateway's default) are embedded however long it takes
+(`indexing.engine.candidate_vectors`). Piece vectors are kept in var/retrieval-vectors.npz
+(by text) so that reruns take less; `--no-vectors` skips this. Then, at the moment of search
+(`benchmarks/_moment_of_search.py`), every question is searched right after its document is
+indexed, as served, twice: with static vectors (`indexing.engine.static_vectors`, the
+model's table read from, or built into, its folder) and `--candidates` keyword hits embedded
+within the search's wait where there are none, and with neither (keywords alone); each run
+computes its vectors afresh.
 
 The markdown goes to stdout and into docs/benchmarks.md between `<!-- retrieval:start -->`
 and `<!-- retrieval:end -->`.
@@ -51,6 +60,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as catalog_hybrid.py: befo
 from benchmarks import _docs  # noqa: E402
 from benchmarks._moment_of_search import ANSWER_HITS, Moment, Question, moment_of_search  # noqa: E402
 from benchmarks._time_to_vectors import TimeToVectors, time_to_vectors  # noqa: E402
+from indexing.api.response_embeddings import CANDIDATES  # noqa: E402
+from indexing.engine.candidate_vectors import candidate_hits  # noqa: E402
 from indexing.engine.chunker import chunk_document  # noqa: E402
 from indexing.engine.compressor import ResponseCompressor  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
@@ -60,6 +71,7 @@ from indexing.engine.response_vectors import (  # noqa: E402
     FUSION_K,
     PIECE_LINES,
     ResponseVectors,
+    forget_reused,
     hybrid_response_hits,
 )
 from indexing.engine.search import Ranked, location, search_with_labels  # noqa: E402
@@ -116,6 +128,7 @@ class Outcome:
     hybrid_rank: int | None = None  # with vectors; None also when there are none
     wide_rank: int | None = None  # the baseline over WIDE_BASELINE_LINES-line windows
     answer_bytes: dict[str, int] | None = None  # bytes of one answer, by ranking
+    candidates_rank: int | None = None  # keyword candidates by meaning too, no time bound
 
     @property
     def split(self) -> str:
@@ -272,8 +285,12 @@ def evaluate(
     indexed: dict[str, Indexed],
     vectors: ResponseVectors | None,
     timings: dict[str, list[float]],
+    model: CachedModel | None = None,
+    candidates: int = CANDIDATES,
 ) -> list[Outcome]:
-    """Every question's outcome; the seconds each search took go to `timings` (by ranking)."""
+    """Every question's outcome; the seconds each search took go to `timings` (by ranking).
+    With `model`, also the ranking of a search whose `candidates` are embedded, however long
+    that takes (the vectors in VECTOR_CACHE)."""
     baselines = {key: WindowBM25(doc.lines, BASELINE_LINES) for key, doc in indexed.items()}
     wide = {key: WindowBM25(doc.lines, WIDE_BASELINE_LINES) for key, doc in indexed.items()}
     outcomes = []
@@ -299,6 +316,15 @@ def evaluate(
             assert fused is not None, f"{doc.label} has no vectors"
             hybrid = _rank_of(fused[0], lines[0])
             answer_bytes["hybrid"] = _hybrid_answer_bytes(store, vectors, entry["q"], doc.label)
+        candidates_rank = None
+        if model is not None and candidates:
+            rank_candidates = _candidates_ranker(store, model, candidates)
+            found = rank_candidates([entry["q"]], doc.label, DEEP)
+            candidates_rank = _rank_of(found.hits[0], lines[0])
+            answer, _ = search_with_labels(
+                store, [entry["q"]], doc.label, ANSWER_HITS, rank_candidates
+            )
+            answer_bytes["candidates"] = len(answer.encode())
         outcomes.append(
             Outcome(
                 entry["id"],
@@ -312,9 +338,29 @@ def evaluate(
                 hybrid,
                 wide[entry["doc"]].rank_of(entry["q"], lines[0], DEEP),
                 answer_bytes,
+                candidates_rank,
             )
         )
     return outcomes
+
+
+def _candidates_ranker(store: SessionStore, model: CachedModel, candidates: int):
+    """IndexSearch's ranking with its keyword `candidates` embedded, however long that takes
+    (their pieces' vectors from VECTOR_CACHE; the queries embedded as served)."""
+
+    def rank(queries: list[str], source: str | None, limit: int) -> Ranked:
+        model.queries = False
+        try:
+            found = candidate_hits(
+                store, model, queries, source, limit, candidates=candidates, deadline=math.inf
+            )
+        finally:
+            model.queries = True
+        if found is None:
+            return Ranked([store.search(query, source=source, limit=limit) for query in queries])
+        return Ranked(found.hits)
+
+    return rank
 
 
 def _hybrid_answer_bytes(store: SessionStore, vectors: ResponseVectors, query: str, label: str):
@@ -328,8 +374,13 @@ def _hybrid_answer_bytes(store: SessionStore, vectors: ResponseVectors, query: s
     return len(search_with_labels(store, [query], label, ANSWER_HITS, rank)[0].encode())
 
 
-def at_moment_of_search(outcomes: list[Outcome], indexed: dict[str, Indexed]) -> Moment:
-    """Every question searched right after its document is indexed, as served."""
+def at_moment_of_search(
+    outcomes: list[Outcome], indexed: dict[str, Indexed], candidates: int, static_vectors: bool
+) -> Moment:
+    """Every question searched right after its document is indexed, as served with
+    `candidates` and `static_vectors` (0 and False: keywords until vectors come), no vector
+    kept from a run before."""
+    forget_reused()
     questions: dict[str, list[Question]] = {}
     for o in outcomes:
         questions.setdefault(o.doc, []).append(Question(o.id, o.question, o.line))
@@ -344,6 +395,8 @@ def at_moment_of_search(outcomes: list[Outcome], indexed: dict[str, Indexed]) ->
         threshold=THRESHOLD,
         model_dir=config.embedding_model_dir(ROOT),
         max_bytes=RESPONSE_VECTORS_MAX_BYTES,
+        candidates=candidates,
+        static_vectors=static_vectors,
         deep=DEEP,
         rank_of=_rank_of,
     )
@@ -412,10 +465,11 @@ def report(
     if vectors:
         out += [
             "",
-            "*Keywords* is the ranking without the embedding model (and, with it, until a "
-            "response's vectors are computed); *hybrid* is IndexSearch with vector search on "
-            "once they are (`indexing.engine.response_vectors`: all-MiniLM-L6-v2 vectors of "
-            f"{PIECE_LINES}-line pieces; a chunk scores the mean over the query's tokens of each "
+            "*Keywords* is the ranking without the embedding model (and, with it and static "
+            "vectors off, until a response's vectors are computed); *hybrid* is IndexSearch "
+            "with vector search on once they are (`indexing.engine.response_vectors`: "
+            f"all-MiniLM-L6-v2 vectors of {PIECE_LINES}-line pieces; a chunk scores the mean over "
+            "the query's tokens of each "
             f"one's best cosine among its pieces; the top {DEPTH} of each ranking fused by RRF, "
             f"k {FUSION_K}, embeddings weighted {DENSE_WEIGHT:g}x).",
         ]
@@ -488,10 +542,11 @@ def report(
 
 
 def moment_section(
-    outcomes: list[Outcome], moment: Moment | None, timings: list[TimeToVectors]
+    outcomes: list[Outcome], moments: dict[str, Moment], timings: list[TimeToVectors]
 ) -> list[str]:
-    """What an agent gets on the test split: recall at the moment of search beside recall
-    with vectors ready, bytes per answer; and how long vectors take."""
+    """What an agent gets on the test split: recall at the moment of search (`moments`: by
+    the name of its row) beside recall with vectors ready, bytes per answer; recall@5 at the
+    moment of search on the dev split; and how long vectors take."""
     test = [o for o in outcomes if o.split == "test"]
     rows = []
 
@@ -503,17 +558,28 @@ def moment_section(
             f"| {with_vectors} | {statistics.fmean(sizes):,.0f} |"
         )
 
-    if moment is not None:
+    for name, moment in moments.items():
         for o in test:
-            o.answer_bytes["moment"] = moment.answer_bytes[o.id]
+            o.answer_bytes[name] = moment.answer_bytes[o.id]
         used = sum(1 for o in test if o.id in moment.with_vectors)
+        static = sum(1 for o in test if o.id in moment.with_static)
+        candidates = sum(1 for o in test if o.id in moment.with_candidates)
         row(
-            "at the moment of search, as served",
+            name,
             [moment.ranks[o.id] for o in test],
-            "moment",
-            f"{used} of {len(test)}",
+            name,
+            f"{used} of {len(test)}"
+            + f"; static in {static}" * bool(static)
+            + f"; candidates' in {candidates}" * bool(candidates),
         )
     row("keywords alone", [o.rank for o in test], "keywords", "none")
+    if any(o.candidates_rank is not None for o in test):
+        row(
+            "keyword candidates by meaning too, however long it takes",
+            [o.candidates_rank for o in test],
+            "candidates",
+            "candidates'",
+        )
     if any(o.hybrid_rank is not None for o in test):
         row("with vectors ready", [o.hybrid_rank for o in test], "hybrid", "all")
     row(
@@ -527,10 +593,16 @@ def moment_section(
         "### What the agent gets (test split)",
         "",
         "*At the moment of search*: each document indexed as a response, its vectors "
-        "scheduled on the gateway's embedding queue (real model, nothing cached), and its "
-        "questions searched as soon as it is indexed, through the gateway's ranker (which "
-        "waits up to 1 s for vectors due by then), as an agent searches right after the "
-        "placeholder. *With vectors ready*: the hybrid ranking once every vector is computed, "
+        "scheduled on the gateway's embedding queue (real model loaded, no vector computed "
+        "yet), and its questions searched as soon as it is indexed, through the gateway's "
+        "ranker, as an agent searches right after the placeholder. The ranker waits up to "
+        "1 s for vectors due by then; failing them, *as served* ranks with the static "
+        "vectors its response got as it was indexed (`indexing.engine.static_vectors`, its "
+        "table loaded first: *static* below), or, without them, embeds its best "
+        f"{CANDIDATES} keyword hits within that second and ranks those by meaning too "
+        "(`indexing.engine.candidate_vectors`: *candidates'* below); *as before* (no static "
+        "vectors, candidates 0) ranks by keywords alone. *With vectors ready*: "
+        "the hybrid ranking once every vector is computed, "
         f"which no agent sees within seconds. Bytes per answer: IndexSearch's text for one "
         f"query at its default limit ({ANSWER_HITS} hits); for the baselines, the text of their "
         f"{ANSWER_HITS} best windows. In brackets, the 95% interval of recall@5. At the "
@@ -541,6 +613,21 @@ def moment_section(
         "|---|---:|---:|---:|---:|---:|---:|",
         *rows,
     ]
+    dev = [o for o in outcomes if o.split == "dev"]
+    if moments and dev:
+        figures = [
+            f"{name} {recall([moment.ranks[o.id] for o in dev], 5):.2f}"
+            for name, moment in moments.items()
+        ]
+        if any(o.candidates_rank is not None for o in dev):
+            figures.append(
+                "keyword candidates by meaning too, however long it takes "
+                f"{recall([o.candidates_rank for o in dev], 5):.2f}"
+            )
+        if any(o.hybrid_rank is not None for o in dev):
+            figures.append(f"with vectors ready {recall([o.hybrid_rank for o in dev], 5):.2f}")
+        figures.append(f"keywords alone {recall([o.rank for o in dev], 5):.2f}")
+        out += ["", f"Dev split (tuned on), recall@5: {'; '.join(figures)}."]
     if timings:
         out += [
             "",
@@ -590,22 +677,37 @@ def main() -> None:
         action="store_true",
         help="also time the vectors of 16 KiB to 1 MiB responses (about 4 CPU-minutes)",
     )
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=CANDIDATES,
+        help=f"keyword hits a search embeds at the moment of search (default {CANDIDATES})",
+    )
     options = parser.parse_args()
     store = SessionStore()
     indexed = index_all(store, load_documents())
     found = None if options.no_vectors else response_vectors(store, indexed)
     vectors, model = found if found is not None else (None, None)
     timings: dict[str, list[float]] = {"keywords": [], "hybrid": []}
-    outcomes = evaluate(store, indexed, vectors, timings)
+    outcomes = evaluate(store, indexed, vectors, timings, model, options.candidates)
     if options.dev_misses:
         print(dev_misses(outcomes), file=sys.stderr)
     vector_bytes = vectors.nbytes if vectors is not None else 0
-    moment = at_moment_of_search(outcomes, indexed) if vectors is not None else None
+    moments = {}
+    if vectors is not None:
+        served = (
+            f"at the moment of search, as served (static vectors, {options.candidates} candidates)"
+        )
+        moments[served] = at_moment_of_search(outcomes, indexed, options.candidates, True)
+        moments["at the moment of search, keywords (no static vectors, 0 candidates)"] = (
+            at_moment_of_search(outcomes, indexed, 0, False)
+        )
     waits = []
     if options.time_to_vectors and model is not None:
         texts = [(DOCS_DIR / d.document.file).read_text(encoding="utf-8") for d in indexed.values()]
         waits = time_to_vectors(texts, model.model, tool=TOOL)
     flags = " --no-vectors" * options.no_vectors + " --time-to-vectors" * bool(waits)
+    flags += f" --candidates {options.candidates}" * (options.candidates != CANDIDATES)
     text = report(
         indexed,
         outcomes,
@@ -613,7 +715,7 @@ def main() -> None:
         model,
         vector_bytes,
         flags,
-        moment_section(outcomes, moment, waits),
+        moment_section(outcomes, moments, waits),
     )
     print(text)
     if not options.no_docs:

@@ -158,6 +158,16 @@ try:
     RESPONSE_VECTORS_WAIT_SECONDS = config.number(
         "LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS", 1.0, minimum=0
     )
+    # Until its vectors are computed, a response has static ones (a table of the model's token
+    # vectors, indexing/engine/static_vectors.py: 12 MB per worker, built once per model):
+    # a search ranks by keywords fused with them. Off: keywords and candidates below.
+    RESPONSE_STATIC_VECTORS = config.boolean("LOCALROUTER_RESPONSE_STATIC_VECTORS", True)
+    # A search that cannot wait for its response's vectors (nor has static ones) embeds this
+    # many of its best keyword hits at once, within the same wait, and ranks them by meaning
+    # too (0: none).
+    RESPONSE_VECTORS_CANDIDATES = int(
+        config.number("LOCALROUTER_RESPONSE_VECTORS_CANDIDATES", 15, minimum=0)
+    )
     # The share of one CPU the embedding thread uses at most (it pauses between steps).
     RESPONSE_VECTORS_CPU_SHARE = config.number(
         "LOCALROUTER_RESPONSE_VECTORS_CPU_SHARE", 1.0, minimum=0.05

@@ -57,6 +57,16 @@ def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.C
         ),
         ("LOCALROUTER_RESPONSE_VECTORS_QUEUE", "0", "LOCALROUTER_RESPONSE_VECTORS_QUEUE: must"),
         (
+            "LOCALROUTER_RESPONSE_STATIC_VECTORS",
+            "maybe",
+            "LOCALROUTER_RESPONSE_STATIC_VECTORS: expected true/false",
+        ),
+        (
+            "LOCALROUTER_RESPONSE_VECTORS_CANDIDATES",
+            "-1",
+            "LOCALROUTER_RESPONSE_VECTORS_CANDIDATES: must",
+        ),
+        (
             "LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS",
             "soon",
             "LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS: expected a number",

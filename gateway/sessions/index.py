@@ -56,6 +56,8 @@ class SessionIndex:
             queue_cap=django_settings.RESPONSE_VECTORS_QUEUE,
             wait_seconds=django_settings.RESPONSE_VECTORS_WAIT_SECONDS,
             cpu_share=django_settings.RESPONSE_VECTORS_CPU_SHARE,
+            candidates=django_settings.RESPONSE_VECTORS_CANDIDATES,
+            static_vectors=django_settings.RESPONSE_STATIC_VECTORS,
         )
         self.searches = 0
         self.reads = 0

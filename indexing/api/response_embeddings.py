@@ -5,8 +5,14 @@ Computed after the placeholder is sent, on the worker's embedding queue
 serving), with the model `indexing.engine.hybrid.embedder` loads once per process. A content
 embedded recently takes the vectors it got then (`indexing.engine.response_vectors`).
 Responses above `max_bytes` (`RESPONSE_VECTORS_MAX_BYTES`) get none: keywords alone rank
-them. A search waits up to `wait_seconds` for vectors expected within that time; a search
-that ranked by keywords alone because vectors were not ready says so.
+them. Until its vectors come, a response has static ones, computed as it is indexed from the
+model's table of token vectors (`indexing.engine.static_vectors`, read or built once per
+process on a thread of its own, never within a search). A search waits up to
+`wait_seconds` for vectors expected within that time; failing them, it ranks by keywords
+fused with the static vectors, or, without them (the table or the model still loading), it
+embeds its keyword ranking's best `candidates` chunks at once, within the same bound
+(`indexing.engine.candidate_vectors`), and ranks those by meaning too. A search whose
+ranking lacked some or all of the vectors says so.
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ from pathlib import Path
 
 from indexing.api.catalog_documents import CATALOG_PREFIX
 from indexing.api.embedding_queue import Job, embedding_queue
+from indexing.engine.candidate_vectors import candidate_hits
 from indexing.engine.compressor import Compression, CompressionStats
-from indexing.engine.hybrid import embedder, embedder_unavailable
+from indexing.engine.hybrid import embedder, embedder_unavailable, loaded_embedder
 from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits
 from indexing.engine.search import Ranked
 from indexing.engine.store import SessionStore
@@ -28,13 +35,16 @@ from indexing.engine.store import SessionStore
 logger = logging.getLogger(__name__)
 QUEUE_CAP = 16
 WAIT_SECONDS = 1.0
+CANDIDATES = 15
 
 
 class ResponseEmbeddings:
     """One session's response vectors: scheduled per response, used once all a search covers
     are ready; `model_dir` holds the embedding model, responses over `max_bytes` get none,
     at most `queue_cap` responses of the worker wait for vectors (embedded using at most
-    `cpu_share` of one CPU), a search waits up to `wait_seconds` for vectors due by then."""
+    `cpu_share` of one CPU), a search waits up to `wait_seconds` for vectors due by then,
+    or else ranks with static vectors (`static_vectors`), or else embeds up to `candidates`
+    of its keyword hits within that time (0: none)."""
 
     def __init__(
         self,
@@ -44,12 +54,16 @@ class ResponseEmbeddings:
         queue_cap: int = QUEUE_CAP,
         wait_seconds: float = WAIT_SECONDS,
         cpu_share: float = 1.0,
+        candidates: int = CANDIDATES,
+        static_vectors: bool = True,
     ) -> None:
         self._vectors = ResponseVectors()
         self._model_dir = model_dir
         self._max_bytes = max_bytes
         self._queue = embedding_queue(queue_cap, cpu_share)
         self._wait = wait_seconds
+        self._candidates = candidates
+        self._static = static_vectors
         self._jobs: dict[str, Job] = {}
         self._unqueued = 0  # responses scheduled, not yet queued (or skipped)
         self._queued = threading.Condition()
@@ -74,6 +88,13 @@ class ResponseEmbeddings:
         if stats.original_bytes > self._max_bytes or embedder_unavailable(self._model_dir):
             self._vectors.skip(stats.label)
             return
+        if self._static:  # seconds a MiB: neither on the event loop nor the writer's thread
+            threading.Thread(
+                target=self._approximate,
+                args=(store, [stats.label]),
+                name="static-vectors",
+                daemon=True,
+            ).start()
         job = Job(
             stats.label,
             stats.original_bytes,
@@ -82,6 +103,21 @@ class ResponseEmbeddings:
         )
         self._jobs[stats.label] = job
         self._queue.submit(job)
+
+    def _approximate(self, store: SessionStore, labels: list[str]) -> bool:
+        """Give those of `labels` waiting for vectors static ones, if the table is loaded
+        (else start loading it); whether it is."""
+        from indexing.engine import static_vectors
+
+        if not self._static:
+            return False
+        table, model = static_vectors.loaded_table(), loaded_embedder()
+        if table is None or model is None:
+            static_vectors.load_in_background(self._model_dir, lambda: embedder(self._model_dir))
+            return False
+        for label in self._vectors.unapproximated(labels):
+            self._vectors.approximate(store, label, model, table)
+        return True
 
     def _keywords_only(self, label: str) -> None:
         self._jobs.pop(label, None)
@@ -110,8 +146,11 @@ class ResponseEmbeddings:
         self, store: SessionStore, queries: list[str], source: str | None, limit: int
     ) -> Ranked | None:
         """Each query's hybrid hits once every response under `source` has its vectors (waiting
-        up to `wait_seconds` for those due by then); None when there are none to rank with,
-        or keyword hits with a note when they are not ready yet."""
+        up to `wait_seconds` for those due by then); None when there are none to rank with;
+        else, with a note, hits ranked with static vectors where they stand for those not
+        computed yet, or keyword hits, those of them embedded within `wait_seconds` ranked by
+        meaning too."""
+        deadline = time.perf_counter() + self._wait
         labels = [
             label for label in store.searched_labels(source) if not label.startswith(CATALOG_PREFIX)
         ]
@@ -120,15 +159,34 @@ class ResponseEmbeddings:
         with self._queued:  # a response just indexed is queued in a moment, on another thread
             self._queued.wait_for(lambda: not self._unqueued, timeout=self._wait)
         if self._due_in(labels) <= self._wait:
-            self._vectors.wait(labels, self._wait)
+            self._vectors.wait(labels, deadline - time.perf_counter())
         hits = hybrid_response_hits(
             store, self._vectors, queries, source, limit, keywords_only=CATALOG_PREFIX
         )
         if hits is not None:
             return Ranked(hits)
         due = self._due_in(labels)
+        if self._approximate(store, labels):
+            hits = hybrid_response_hits(
+                store, self._vectors, queries, source, limit, CATALOG_PREFIX, approximate=True
+            )
+            if hits is not None:
+                return Ranked(hits, approximate_note(due))
         if not due:
             return None  # no vectors will come: keywords rank, as without vector search
+        model = loaded_embedder()  # loading it would take longer than a search may wait
+        if self._candidates and model is not None:
+            found = candidate_hits(
+                store,
+                model,
+                queries,
+                source,
+                limit,
+                candidates=self._candidates,
+                deadline=deadline,
+            )
+            if found is not None:
+                return Ranked(found.hits, candidates_note(found.by_meaning, due))
         keywords = [store.search(query, source=source, limit=limit) for query in queries]
         return Ranked(keywords, not_ready_note(due))
 
@@ -144,8 +202,36 @@ class ResponseEmbeddings:
 
 def not_ready_note(due_in: float) -> str:
     """What a search ranked by keywords alone says while vectors are computed."""
-    when = "" if math.isinf(due_in) else f" (expected in about {max(1, round(due_in))} s)"
     return (
         "Ranked by keywords alone: this response's vectors are still being computed"
-        f"{when}; the same search then also matches by meaning."
+        f"{_expected(due_in)}; the same search then also matches by meaning."
     )
+
+
+APPROXIMATE_NOTE = "Ranked by keywords and a fast approximation of meaning"
+
+
+def approximate_note(due_in: float) -> str:
+    """What a search says that ranked with static vectors."""
+    if not due_in:
+        return f"{APPROXIMATE_NOTE}."
+    return (
+        f"{APPROXIMATE_NOTE}: this response's vectors are still being computed"
+        f"{_expected(due_in)}; the same search then matches by meaning more closely."
+    )
+
+
+CANDIDATES_NOTE = "Ranked by keywords, and the best of them by meaning too"
+
+
+def candidates_note(by_meaning: int, due_in: float) -> str:
+    """What a search says that ranked only its keyword candidates by meaning."""
+    return (
+        f"{CANDIDATES_NOTE} ({by_meaning} passage{'s' * (by_meaning != 1)}): this "
+        f"response's vectors are still being computed{_expected(due_in)}; the same search "
+        "then matches all of it by meaning."
+    )
+
+
+def _expected(due_in: float) -> str:
+    return "" if math.isinf(due_in) else f" (expected in about {max(1, round(due_in))} s)"

@@ -67,6 +67,11 @@ def embedder(folder: Path | None) -> Any | None:
         return _embedder or None
 
 
+def loaded_embedder() -> Any | None:
+    """The process's sentence encoder if `embedder` loaded it already (never waits)."""
+    return _embedder or None
+
+
 def _embed_into_cache(missing: list[str], known: int, model: Any) -> None:
     """Embed `missing` (texts of like length side by side pad little) into the cache."""
     from indexing.engine.token_match import entry_tokens

@@ -90,12 +90,21 @@ async def test_with_vector_search_a_question_keywords_miss_is_answered_once_vect
     async with live.client("grace") as client:
         label = await index(client, shared_files, name)
         # Right after the placeholder the vectors are not there (seconds of CPU, beyond the
-        # search's wait): keywords, and the answer says so.
+        # search's wait): keywords and the response's static vectors (the model and its
+        # table loaded), or those of its best hits embedded within the wait by meaning too
+        # (the table still loading), or keywords alone (the model still loading), and the
+        # answer says so.
         early = text_of(
             await client.call_tool("IndexSearch", {"queries": [question], "source": label})
         )
-        assert hit_ranges(early, label) == keywords
-        assert "Ranked by keywords alone: this response's vectors are still being computed" in early
+        assert "this response's vectors are still being computed" in early
+        if "Ranked by keywords alone" in early:
+            assert hit_ranges(early, label) == keywords
+        else:
+            assert (
+                "Ranked by keywords and a fast approximation of meaning" in early
+                or "Ranked by keywords, and the best of them by meaning too" in early
+            )
         # No event tells a client they are ready: ask again until they count.
         with anyio.fail_after(300):  # minutes on a loaded 2-CPU machine
             while not covers(found := await top_five(client, label, question), wanted):

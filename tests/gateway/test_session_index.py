@@ -107,6 +107,7 @@ async def _searched_after_embedding(model, settings, monkeypatch) -> tuple[str, 
     text = header(300) + "extern int crc32(const char *buffer);\n" + header(300)  # 20 KB
 
     settings.VECTOR_SEARCH_DEFAULT = True
+    settings.RESPONSE_STATIC_VECTORS = False  # of the bundled model, not `model`'s
     monkeypatch.setattr(response_embeddings, "embedder", lambda folder: model)
     monkeypatch.setattr(response_embeddings, "embedder_unavailable", lambda folder: False)
     running, started = threading.Event(), threading.Event()

@@ -83,7 +83,9 @@ def test_a_search_inside_the_wait_bound_uses_vectors(model_dir):
 
 def test_a_search_that_cannot_wait_says_keywords_alone_ranked(model_dir):
     store = SessionStore()
-    responses = ResponseEmbeddings(model_dir=model_dir, max_bytes=2**20, wait_seconds=0)
+    responses = ResponseEmbeddings(
+        model_dir=model_dir, max_bytes=2**20, wait_seconds=0, static_vectors=False
+    )
     compression = _indexed(store, TEXT + "\n# another content, not embedded before\n")
     responses.schedule(store, compression)
     label = compression.index().label
