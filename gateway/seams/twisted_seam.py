@@ -24,10 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 from types import ModuleType
 from typing import Any
 
 from gateway.seams.private_names import PrivateName, verify
+
+logger = logging.getLogger(__name__)
 
 SEAM = __name__
 LIBRARY = "Twisted"
@@ -69,6 +72,7 @@ def check() -> None:
             PrivateName(server, "dataBuffer"),
             PrivateName(server, "disconnecting"),
             PrivateName(server, "getHost"),
+            PrivateName(server, "abortConnection"),
         ),
     )
 
@@ -115,20 +119,29 @@ def write_on_the_next_turn() -> None:
 
 def _send_writes_due(register: Any) -> None:
     """Send what each connection due holds; what a socket does not take, and a connection
-    that is closing, are left to the reactor (`register`)."""
+    that is closing, are left to the reactor (`register`). A connection whose send raises
+    is aborted, as the reactor would end it, and the others are still sent."""
     due = list(_writes_due)
     _writes_due.clear()
     for connection in due:
-        if not connection.connected:
-            continue  # lost meanwhile: Twisted has dropped its buffer
-        if connection.disconnecting or connection._writeDisconnecting:
-            register(connection)  # the reactor closes it once its last bytes are out
-            continue
-        failed = connection.doWrite()
-        if failed or connection.dataBuffer:
-            # A full socket (the rest once it is writable), or a failed send, which the
-            # reactor's own doWrite meets again and turns into the connection's loss.
-            register(connection)
+        try:
+            _send_now(connection, register)
+        except Exception:
+            logger.exception("writing to a client connection failed; it is aborted")
+            connection.abortConnection()
+
+
+def _send_now(connection: Any, register: Any) -> None:
+    if not connection.connected:
+        return  # lost meanwhile: Twisted has dropped its buffer
+    if connection.disconnecting or connection._writeDisconnecting:
+        register(connection)  # the reactor closes it once its last bytes are out
+        return
+    failed = connection.doWrite()
+    if failed or connection.dataBuffer:
+        # A full socket (the rest once it is writable), or a failed send, which the
+        # reactor's own doWrite meets again and turns into the connection's loss.
+        register(connection)
 
 
 def remember_server_addresses() -> None:
