@@ -1,26 +1,36 @@
 """Process-wide tuning belongs to serving: the serve entry points tune the process (thread
-switching, numpy's BLAS on one thread); loading Django's apps or the ASGI application, or
+switching, numpy's BLAS on one thread, the garbage collector's thresholds and what it
+scans); loading Django's apps or the ASGI application, or
 using the search engine, leaves the interpreter and the libraries as they are."""
 
 import pytest
 
-from gateway.serving.process_tuning import SWITCH_INTERVAL_SECONDS
+from gateway.serving.process_tuning import GC_THRESHOLDS, SWITCH_INTERVAL_SECONDS
 from indexing.engine.embeddings import model_folder_ready
 from tests.fresh_interpreter import run_fresh
 
 PYTHON_DEFAULT = 0.005
+PYTHON_GC_THRESHOLDS = (700, 10, 10)
 REPORT = (
-    "import sys\n"
+    "import gc, sys\n"
     "from threadpoolctl import threadpool_info\n"
     "blas = {p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'}\n"
     "print(sys.getswitchinterval())\n"
     "print(sorted(blas))\n"
+    "print(gc.get_threshold())\n"
+    "print(gc.get_freeze_count() > 10000)\n"
 )
 
 
 def tuning_after(statements: str) -> tuple[float, str]:
     """The switch interval and BLAS thread counts a fresh interpreter has after `statements`
     (numpy imported last, so that its BLAS shows either way)."""
+    return full_tuning_after(statements)[:2]
+
+
+def full_tuning_after(statements: str) -> tuple[float, str, str, str]:
+    """The switch interval, BLAS thread counts, garbage collector thresholds and whether most
+    of the loaded objects are frozen out of its scans, after `statements`."""
     script = (
         "import os\n"
         "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'localrouter.settings')\n"
@@ -29,8 +39,8 @@ def tuning_after(statements: str) -> tuple[float, str]:
         "import numpy\n"
         f"{REPORT}"
     )
-    interval, blas = run_fresh(script)[-2:]
-    return float(interval), blas
+    interval, blas, thresholds, frozen = run_fresh(script)[-4:]
+    return float(interval), blas, thresholds, frozen
 
 
 def test_loading_the_apps_keeps_the_interpreters_switch_interval() -> None:
@@ -38,7 +48,9 @@ def test_loading_the_apps_keeps_the_interpreters_switch_interval() -> None:
 
 
 def test_the_asgi_application_leaves_tuning_to_the_servers() -> None:
-    assert tuning_after("import localrouter.asgi")[0] == PYTHON_DEFAULT
+    interval, _, thresholds, frozen = full_tuning_after("import localrouter.asgi")
+    assert interval == PYTHON_DEFAULT
+    assert (thresholds, frozen) == (str(PYTHON_GC_THRESHOLDS), "False")
 
 
 def test_loading_the_encoder_leaves_blas_as_it_was(settings) -> None:
@@ -79,11 +91,13 @@ SERVE_ENTRY_POINTS = {
 @pytest.mark.parametrize("entry_point", SERVE_ENTRY_POINTS)
 def test_each_serve_entry_point_tunes_the_process(entry_point: str) -> None:
     """Even with numpy's BLAS on two threads before (it runs on one after)."""
-    interval, blas = tuning_after(
+    interval, blas, thresholds, frozen = full_tuning_after(
         "import numpy; threadpool_limits(2, user_api='blas')\n" + SERVE_ENTRY_POINTS[entry_point]
     )
     assert interval == pytest.approx(SWITCH_INTERVAL_SECONDS)  # stored in microseconds
     assert blas == "[1]"
+    assert thresholds == str(GC_THRESHOLDS)
+    assert frozen == "True"  # what the process had loaded is out of the collector's scans
 
 
 def test_tuning_reaches_a_blas_loaded_only_by_the_tuning() -> None:
