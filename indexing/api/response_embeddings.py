@@ -3,7 +3,8 @@
 Computed after the placeholder is sent, on the worker's embedding queue
 (`indexing.api.embedding_queue`: newest first, bounded, one thread at a lower priority than
 serving), with the model `indexing.engine.hybrid.embedder` loads once per process. A content
-embedded recently takes the vectors it got then (`indexing.engine.response_vectors`).
+embedded recently takes the vectors it got then as soon as it is indexed, without queueing
+(`indexing.engine.response_vectors`, by digest).
 Responses above `max_bytes` (`RESPONSE_VECTORS_MAX_BYTES`) get none: keywords alone rank
 them. A search waits up to `wait_seconds` for vectors expected within that time; a search
 that ranked by keywords alone because vectors were not ready says so.
@@ -21,7 +22,11 @@ from indexing.api.catalog_documents import CATALOG_PREFIX
 from indexing.api.embedding_queue import Job, embedding_queue
 from indexing.engine.compressor import Compression, CompressionStats
 from indexing.engine.hybrid import embedder, embedder_unavailable
-from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits
+from indexing.engine.response_vectors import (
+    ResponseVectors,
+    any_reusable,
+    hybrid_response_hits,
+)
 from indexing.engine.search import Ranked
 from indexing.engine.store import SessionStore
 
@@ -59,7 +64,14 @@ class ResponseEmbeddings:
         already)."""
         with self._queued:
             self._unqueued += 1
-        compression.indexed.add_done_callback(lambda _: self._queue_job(store, compression))
+        compression.indexed.add_done_callback(lambda _: self._queue_job_aside(store, compression))
+
+    def _queue_job_aside(self, store: SessionStore, compression: Compression) -> None:
+        """`_queue_job` on a thread of its own: its digest lookup is no work for the event
+        loop (where a response indexed already calls back)."""
+        threading.Thread(
+            target=self._queue_job, args=(store, compression), name="response-vectors-queue"
+        ).start()
 
     def _queue_job(self, store: SessionStore, compression: Compression) -> None:
         try:
@@ -74,6 +86,8 @@ class ResponseEmbeddings:
         if stats.original_bytes > self._max_bytes or embedder_unavailable(self._model_dir):
             self._vectors.skip(stats.label)
             return
+        if self._reused(store, stats):
+            return
         job = Job(
             stats.label,
             stats.original_bytes,
@@ -82,6 +96,20 @@ class ResponseEmbeddings:
         )
         self._jobs[stats.label] = job
         self._queue.submit(job)
+
+    def _reused(self, store: SessionStore, stats: CompressionStats) -> bool:
+        """Whether the response's content was embedded recently and took those vectors now,
+        before any search of it decides whether to wait (not when its turn on the queue
+        comes, behind a job of minutes)."""
+        if not any_reusable():  # then no model need be loaded here
+            return False
+        model = embedder(self._model_dir)
+        if model is None or not self._vectors.reuse(store, stats.label, model):
+            return False
+        logger.info(
+            "%s took the vectors of identical content (%d bytes)", stats.label, stats.original_bytes
+        )
+        return True
 
     def _keywords_only(self, label: str) -> None:
         self._jobs.pop(label, None)

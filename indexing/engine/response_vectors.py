@@ -90,11 +90,38 @@ class ResponseVectors:
         keeping nothing, once `close` was called or the document left the store. Contents
         embedded recently (by any store of the process) take the vectors they got then.
         `pace` gets the CPU seconds of each step of `PIECES_PER_STEP` pieces (and may sleep)."""
-        if self._closed:  # the store may be closed too
+        content = self._content(store, label, model)
+        if content is None:
             return
+        key, texts, owners, first_chunk = content
+        found = _reused.get(key)
+        if found is None:
+            found = self._embed(texts, owners, model, pace)
+            if found is None:
+                return
+            _reused.put(key, found)
+        self._hold(label, found, first_chunk, model)
+
+    def reuse(self, store: SessionStore, label: str, model: Any) -> bool:
+        """Give `label` the vectors its content got recently (by any store of the process),
+        embedding nothing: whether it had any. Milliseconds: the content's digest."""
+        content = self._content(store, label, model)
+        found = None if content is None else _reused.get(content[0])
+        if found is None:
+            return False
+        self._hold(label, found, content[3], model)
+        return True
+
+    def _content(
+        self, store: SessionStore, label: str, model: Any
+    ) -> tuple[str, list[str], list[int], int] | None:
+        """`label`'s content key, pieces, their chunks (relative to its first) and its first
+        chunk; None once closed or the document left the store."""
+        if self._closed:  # the store may be closed too
+            return None
         with store.exclusive():
             if self._closed or label not in store.labels(label):
-                return
+                return None
             info = store.document(label)
             hits = store.hits(list(range(info.first_chunk, info.last_chunk + 1)))
         texts, owners = [], []
@@ -102,17 +129,13 @@ class ResponseVectors:
             for piece in pieces(hit.body):
                 texts.append(piece)
                 owners.append(hit.chunk_id - info.first_chunk)
-        key = _content_key(model, texts, owners)
-        found = _reused.get(key)
-        if found is None:
-            found = self._embed(texts, owners, model, pace)
-            if found is None:
-                return
-            _reused.put(key, found)
+        return _content_key(model, texts, owners), texts, owners, info.first_chunk
+
+    def _hold(self, label: str, found: _Pieces, first_chunk: int, model: Any) -> None:
         quantized, scales, relative, starts = found
         with self._lock:
             self._model = model
-            self._labels[label] = _Pieces(quantized, scales, relative + info.first_chunk, starts)
+            self._labels[label] = _Pieces(quantized, scales, relative + first_chunk, starts)
             self._lock.notify_all()
 
     def _embed(
@@ -217,6 +240,11 @@ class _RecentPieces:
         self._held: OrderedDict[str, _Pieces] = OrderedDict()
         self.max_bytes = max_bytes
 
+    @property
+    def held(self) -> int:
+        """How many contents' vectors are kept."""
+        return len(self._held)
+
     def get(self, key: str) -> _Pieces | None:
         with self._lock:
             found = self._held.get(key)
@@ -244,6 +272,12 @@ def _content_key(model: Any, texts: list[str], owners: list[int]) -> str:
 
 
 _reused = _RecentPieces(REUSED_BYTES)
+
+
+def any_reusable() -> bool:
+    """Whether the process keeps any content's vectors (`ResponseVectors.reuse` can find
+    some)."""
+    return bool(_reused.held)
 
 
 def hybrid_response_hits(

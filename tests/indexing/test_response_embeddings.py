@@ -205,3 +205,32 @@ def test_a_search_does_not_wait_for_vectors_overdue_and_says_they_are_coming(mod
         queue.seconds_per_byte = learned
         responses.close()
         store.close()
+
+
+def test_a_content_read_again_is_searched_with_its_vectors_at_once(model_dir):
+    from indexing.api.embedding_queue import embedding_queue
+
+    store = SessionStore()
+    responses = ResponseEmbeddings(model_dir=model_dir, max_bytes=2**20, wait_seconds=60)
+    text = TEXT + "\n/* read again while the queue is busy */\n"
+    first = _indexed(store, text)
+    responses.schedule(store, first)
+    ranked = responses.search(store, ["open a compressed file"], first.index().label, 5)
+    assert ranked is not None and ranked.note is None  # waited for its vectors
+    queue = embedding_queue(16)
+    running, gate = threading.Event(), threading.Event()
+    queue.submit(Job("long", 2**20, lambda: (running.set(), gate.wait(30)), lambda: None))
+    assert running.wait(10)
+    learned, queue.seconds_per_byte = queue.seconds_per_byte, 1e-9  # overdue: due who knows when
+    try:
+        again = _indexed(store, text)  # the same file read again: a new label
+        responses.schedule(store, again)
+        label = again.index().label
+        ranked = responses.search(store, ["open a compressed file"], label, 5)
+        assert ranked is not None and ranked.note is None  # not behind the job running
+        assert ranked.hits[0] and all(hit.label == label for hit in ranked.hits[0])
+    finally:
+        gate.set()
+        queue.seconds_per_byte = learned
+        responses.close()
+        store.close()
