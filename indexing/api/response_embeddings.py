@@ -16,6 +16,7 @@ import logging
 import math
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from indexing.api.catalog_documents import CATALOG_PREFIX
@@ -31,6 +32,10 @@ from indexing.engine.search import Ranked
 from indexing.engine.store import SessionStore
 
 logger = logging.getLogger(__name__)
+_SUBMITTING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-vectors-submit")
+"""Indexed responses go to the queue from here, in the order they were indexed (the queue
+runs the newest first): the digest lookup of a content read again is no work for the event
+loop, where a response indexed already calls back."""
 QUEUE_CAP = 16
 WAIT_SECONDS = 1.0
 
@@ -64,14 +69,9 @@ class ResponseEmbeddings:
         already)."""
         with self._queued:
             self._unqueued += 1
-        compression.indexed.add_done_callback(lambda _: self._queue_job_aside(store, compression))
-
-    def _queue_job_aside(self, store: SessionStore, compression: Compression) -> None:
-        """`_queue_job` on a thread of its own: its digest lookup is no work for the event
-        loop (where a response indexed already calls back)."""
-        threading.Thread(
-            target=self._queue_job, args=(store, compression), name="response-vectors-queue"
-        ).start()
+        compression.indexed.add_done_callback(
+            lambda _: _SUBMITTING.submit(self._queue_job, store, compression)
+        )
 
     def _queue_job(self, store: SessionStore, compression: Compression) -> None:
         try:
