@@ -21,9 +21,10 @@ session:
    rounds (queue idle) and while the queue still embeds the reads of 3. (queue busy): the
    search may wait up to `LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS` for that label's
    vectors when they are due within it (the intended wait), reported apart;
-5. waits until the first earlier read and the re-reads after it are done (the log's
-   "embedded in" lines; a job of 256 KiB or more done in under `REUSED_SECONDS` took the
-   vectors of identical content, by digest).
+5. waits until the first earlier read and the re-reads after it have their vectors (the
+   log's lines: a re-read whose content's vectors are stored takes them as it is indexed; one
+   read while that content is still being embedded waits its turn, and its job, done in
+   under `REUSED_SECONDS`, takes them then).
 
 The worker's CPU seconds are read from /proc for each window: its threads at nice
 `EMBEDDING_NICENESS` (embedding) and the others (serving the searches).
@@ -55,7 +56,12 @@ QUERIES = [
 ]
 KEYWORDS_ALONE = "Ranked by keywords alone"
 HEADER = re.compile(r'indexed as "(files__read_text_file:\d+)"')
-EMBEDDED = re.compile(r"(files__read_text_file:\d+) embedded in ([\d.]+) s \((\d+) bytes\)")
+VECTORS = re.compile(
+    r"(files__read_text_file:\d+) (?:embedded in ([\d.]+) s|took the vectors of identical "
+    r"content) \((\d+) bytes\)"
+)
+"""The worker's log line when a response got its vectors: embedded by its job (in so many
+seconds, which reused stored vectors when short), or stored ones taken as it was indexed."""
 REUSED_SECONDS = 1.0
 """A job of 256 KiB or more done in less took stored vectors: embedding it takes ~40 s."""
 FRESH = 3
@@ -102,7 +108,7 @@ class LiveRun:
     fresh_idle: Window  # re-reads of the searched file, each searched at once
     fresh_busy: Window
     vectors_wait: float  # seconds from the read of `searched.txt` to its vectors
-    jobs: list[tuple[str, float, int]]  # the log's embedded jobs: label, seconds, bytes
+    jobs: list[tuple[str, float | None, int]]  # `vectors_done` after the earlier reads
     rereads: int  # re-reads of the first earlier read
 
 
@@ -189,7 +195,7 @@ async def timed(client, label: str, count: int, pid: int) -> Window:
 async def until_embedded(live: LiveGateway, label: str, limit: float = 1800) -> None:
     """Until the worker's log says that `label` has its vectors."""
     deadline = time.monotonic() + limit
-    while label not in [job for job, _, _ in jobs_done(live.log())]:
+    while label not in [job for job, _, _ in vectors_done(live.log())]:
         if time.monotonic() > deadline:
             raise SystemExit(f"{label} got no vectors in {limit:g} s")
         await asyncio.sleep(1)
@@ -233,11 +239,12 @@ async def measure(
         progress("fresh, queue busy", fresh_busy)
         # Until the first earlier read is embedded and the re-reads after it are done.
         deadline = time.monotonic() + TAIL_LIMIT
-        while len(jobs_done(live.log()[read_at:])) < 1 + rereads + FRESH:
+        while len(vectors_done(live.log()[read_at:])) < 1 + rereads + FRESH:
             if time.monotonic() > deadline:
                 break
             await asyncio.sleep(1)
-    done = jobs_done(live.log()[read_at:])
+    done = vectors_done(live.log()[read_at:])
+    print(f"vectors after the agent's reads: {done}", file=sys.stderr)
     return LiveRun(idle, busy, own, fresh_idle, fresh_busy, vectors_wait, done, rereads)
 
 
@@ -253,9 +260,13 @@ async def fresh(client, path: Path, pid: int | None) -> Window:
     return window
 
 
-def jobs_done(log: str) -> list[tuple[str, float, int]]:
-    """The log's embedded jobs: label, seconds, bytes."""
-    return [(job, float(seconds), int(size)) for job, seconds, size in EMBEDDED.findall(log)]
+def vectors_done(log: str) -> list[tuple[str, float | None, int]]:
+    """The responses that got their vectors, from the log: label, seconds of their job (None:
+    stored ones taken as it was indexed), bytes."""
+    return [
+        (label, float(seconds) if seconds else None, int(size))
+        for label, seconds, size in VECTORS.findall(log)
+    ]
 
 
 def progress(name: str, window: Window) -> None:

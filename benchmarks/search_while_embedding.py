@@ -161,8 +161,9 @@ def over_http(searches: int, rounds: int, rereads: int) -> str:
                 measure(live, folder, searches=searches, rounds=rounds, rereads=rereads)
             )
     lines, ratio, own = report(run)
-    embedded = [job for job in run.jobs if job[1] >= REUSED_SECONDS]
-    reused = [job for job in run.jobs if job[1] < REUSED_SECONDS]
+    indexed = [job for job in run.jobs if job[1] is None]
+    turn = [job for job in run.jobs if job[1] is not None and job[1] < REUSED_SECONDS]
+    embedded = [job for job in run.jobs if job[1] is not None and job[1] >= REUSED_SECONDS]
     return "\n".join(
         [
             "## IndexSearch while responses are embedded",
@@ -195,12 +196,13 @@ def over_http(searches: int, rounds: int, rereads: int) -> str:
             f"wait bound): {waited(run.fresh_idle)} of {FRESH} with the queue idle, "
             f"{waited(run.fresh_busy)} of {FRESH} busy. Serving CPU: the worker's threads at "
             f"nice 0, from /proc (the searches and their HTTP); embedding CPU: those at nice "
-            f"+{EMBEDDING_NICENESS}. Digest reuse: of the {len(run.jobs)} jobs the queue "
-            f"finished before the run stopped (the first earlier read, its {run.rereads} "
-            f"re-reads and the {FRESH} re-reads of the searched file; the other earlier reads "
-            f"were still waiting), {len(embedded)} embedded "
-            f"({', '.join(f'{s:.0f} s' for _, s, _ in embedded)}) and {len(reused)} took the "
-            f"vectors of identical content (under {REUSED_SECONDS:g} s each).",
+            f"+{EMBEDDING_NICENESS}. Digest reuse: of the {len(run.jobs)} responses that got "
+            f"vectors after the agent's own reads (the first earlier read, its {run.rereads} "
+            f"re-reads and the {FRESH} busy re-reads of the searched file; the other earlier "
+            f"reads were still waiting when the run stopped), {len(embedded)} embedded "
+            f"({', '.join(f'{s:.0f} s' for _, s, _ in embedded)}), {len(turn)} took stored "
+            f"vectors in their turn on the queue (under {REUSED_SECONDS:g} s each: read while "
+            f"that content was still being embedded) and {len(indexed)} as they were indexed.",
         ]
     )
 
