@@ -10,13 +10,14 @@ session:
    that it has its vectors, then until the worker uses no CPU;
 2. times IndexSearch calls on it in rounds, *idle* (nothing embedding) and *busy* in turn:
    busy while another session of the worker has read two `earlier-N.txt`, which the queue
-   embeds, and until that session closes (which stops their embedding; then the worker goes
-   quiet again). Both rank the same way (hybrid: only the searched response's vectors are
-   used, and they are there), so no search waits for vectors: what busy takes beyond idle is
-   interference;
+   embeds (timed once the worker's serving threads are idle again: their indexing is done,
+   only embedding goes on), and until that session closes (which stops their embedding;
+   then the worker goes quiet again). Both rank the same way (hybrid: only the searched
+   response's vectors are used, and they are there), so no search waits for vectors: what
+   busy takes beyond idle is interference;
 3. *busy, own session*: reads every `earlier-N.txt` itself, then the first of them again
    (new labels, same content: the queue embeds the first at once, and its re-reads, newer,
-   go next and take its vectors), and times the same searches;
+   go next and take its vectors), and times the same searches (once settled, as in 2.);
 4. *fresh*: reads `searched.txt` again and searches the new label at once, before the
    rounds (queue idle) and while the queue still embeds the reads of 3. (queue busy): the
    search may wait up to `LOCALROUTER_RESPONSE_VECTORS_WAIT_SECONDS` for that label's
@@ -161,6 +162,18 @@ async def quiet(pid: int, limit: float = 600) -> None:
     raise SystemExit("the worker never went quiet")
 
 
+async def settled(pid: int, limit: float = 120) -> None:
+    """Until the worker's serving threads (not the embedding ones) use under 5% of a CPU over
+    a second: the responses just read are indexed and queued; only embedding goes on."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        before = process_cpu(pid) - embedding_cpu(pid)
+        await asyncio.sleep(1)
+        if process_cpu(pid) - embedding_cpu(pid) - before < 0.05:
+            return
+    raise SystemExit("the worker's serving threads never settled")
+
+
 async def read(client, path: Path) -> str:
     result = await client.call_tool("files__read_text_file", {"path": str(path)})
     text = result.content[0].text
@@ -223,7 +236,7 @@ async def measure(
             async with live.client("agent") as reader:
                 for path in earlier[:2]:
                     await read(reader, path)
-                await asyncio.sleep(2)  # their indexing is done: the queue embeds
+                await settled(pid)  # their indexing is done: the queue embeds
                 busy.extend(await timed(client, label, each, pid))
             await quiet(pid)
         progress("idle", idle)
@@ -232,7 +245,7 @@ async def measure(
         # The first read is embedded at once; its re-reads, newer, go next and take its vectors.
         for path in [*earlier, *[earlier[0]] * rereads]:
             await read(client, path)
-        await asyncio.sleep(2)
+        await settled(pid)
         own = await timed(client, label, each, pid)
         progress("busy, own session", own)
         fresh_busy = await fresh(client, folder / "searched.txt", None)
