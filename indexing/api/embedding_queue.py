@@ -72,13 +72,18 @@ class EmbeddingQueue:
 
     def due_in(self, job: Job | None) -> float:
         """Seconds until `job`'s vectors are expected (inf for a job not queued): what the
-        running job has left, and the jobs that go before it, at the measured rate."""
+        running job has left, and the jobs that go before it, at the measured rate. Once the
+        running job takes longer than that rate says (a loaded machine), when it ends is not
+        known: inf for it and every job behind it (not 0, which had a search wait for it in
+        vain, then rank by keywords without saying that vectors were coming)."""
         now = time.monotonic()
         with self._changed:
             left = 0.0
             if self._running is not None:
                 running, started = self._running
-                left = max(0.0, started + running.size * self.seconds_per_byte - now)
+                left = started + running.size * self.seconds_per_byte - now
+                if left <= 0:
+                    left = math.inf
                 if running is job:
                     return left
             waiting = list(self._waiting)

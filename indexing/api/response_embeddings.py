@@ -3,7 +3,8 @@
 Computed after the placeholder is sent, on the worker's embedding queue
 (`indexing.api.embedding_queue`: newest first, bounded, one thread at a lower priority than
 serving), with the model `indexing.engine.hybrid.embedder` loads once per process. A content
-embedded recently takes the vectors it got then (`indexing.engine.response_vectors`).
+embedded recently takes the vectors it got then as soon as it is indexed, without queueing
+(`indexing.engine.response_vectors`, by digest).
 Responses above `max_bytes` (`RESPONSE_VECTORS_MAX_BYTES`) get none: keywords alone rank
 them. Until its vectors come, a response has static ones, computed as it is indexed from the
 model's table of token vectors (`indexing.engine.static_vectors`, read or built once per
@@ -21,6 +22,7 @@ import logging
 import math
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from indexing.api.catalog_documents import CATALOG_PREFIX
@@ -28,11 +30,19 @@ from indexing.api.embedding_queue import Job, embedding_queue
 from indexing.engine.candidate_vectors import candidate_hits
 from indexing.engine.compressor import Compression, CompressionStats
 from indexing.engine.hybrid import embedder, embedder_unavailable, loaded_embedder
-from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits
+from indexing.engine.response_vectors import (
+    ResponseVectors,
+    any_reusable,
+    hybrid_response_hits,
+)
 from indexing.engine.search import Ranked
 from indexing.engine.store import SessionStore
 
 logger = logging.getLogger(__name__)
+_SUBMITTING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="response-vectors-submit")
+"""Indexed responses go to the queue from here, in the order they were indexed (the queue
+runs the newest first): the digest lookup of a content read again is no work for the event
+loop, where a response indexed already calls back."""
 QUEUE_CAP = 16
 WAIT_SECONDS = 1.0
 CANDIDATES = 15
@@ -73,7 +83,9 @@ class ResponseEmbeddings:
         already)."""
         with self._queued:
             self._unqueued += 1
-        compression.indexed.add_done_callback(lambda _: self._queue_job(store, compression))
+        compression.indexed.add_done_callback(
+            lambda _: _SUBMITTING.submit(self._queue_job, store, compression)
+        )
 
     def _queue_job(self, store: SessionStore, compression: Compression) -> None:
         try:
@@ -87,6 +99,8 @@ class ResponseEmbeddings:
     def _submit(self, store: SessionStore, stats: CompressionStats) -> None:
         if stats.original_bytes > self._max_bytes or embedder_unavailable(self._model_dir):
             self._vectors.skip(stats.label)
+            return
+        if self._reused(store, stats):
             return
         if self._static:  # seconds a MiB: neither on the event loop nor the writer's thread
             threading.Thread(
@@ -117,6 +131,20 @@ class ResponseEmbeddings:
             return False
         for label in self._vectors.unapproximated(labels):
             self._vectors.approximate(store, label, model, table)
+        return True
+
+    def _reused(self, store: SessionStore, stats: CompressionStats) -> bool:
+        """Whether the response's content was embedded recently and took those vectors now,
+        before any search of it decides whether to wait (not when its turn on the queue
+        comes, behind a job of minutes)."""
+        if not any_reusable():  # then no model need be loaded here
+            return False
+        model = embedder(self._model_dir)
+        if model is None or not self._vectors.reuse(store, stats.label, model):
+            return False
+        logger.info(
+            "%s took the vectors of identical content (%d bytes)", stats.label, stats.original_bytes
+        )
         return True
 
     def _keywords_only(self, label: str) -> None:

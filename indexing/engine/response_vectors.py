@@ -96,17 +96,39 @@ class ResponseVectors:
         keeping nothing, once `close` was called or the document left the store. Contents
         embedded recently (by any store of the process) take the vectors they got then.
         `pace` gets the CPU seconds of each step of `PIECES_PER_STEP` pieces (and may sleep)."""
-        found = self._pieces_of(store, label)
-        if found is None:
+        content = self._content(store, label, model)
+        if content is None:
             return
-        texts, owners, first_chunk = found
-        key = _content_key(model, texts, owners)
+        key, texts, owners, first_chunk = content
         found = _reused.get(key)
         if found is None:
             found = self._embed(texts, owners, model, pace)
             if found is None:
                 return
             _reused.put(key, found)
+        self._hold(label, found, first_chunk, model)
+
+    def reuse(self, store: SessionStore, label: str, model: Any) -> bool:
+        """Give `label` the vectors its content got recently (by any store of the process),
+        embedding nothing: whether it had any. Milliseconds: the content's digest."""
+        content = self._content(store, label, model)
+        found = None if content is None else _reused.get(content[0])
+        if found is None:
+            return False
+        self._hold(label, found, content[3], model)
+        return True
+
+    def _content(
+        self, store: SessionStore, label: str, model: Any
+    ) -> tuple[str, list[str], list[int], int] | None:
+        """`label`'s content key, then `_pieces_of`'s pieces, their chunks and first chunk."""
+        found = self._pieces_of(store, label)
+        if found is None:
+            return None
+        texts, owners, first_chunk = found
+        return _content_key(model, texts, owners), texts, owners, first_chunk
+
+    def _hold(self, label: str, found: _Pieces, first_chunk: int, model: Any) -> None:
         quantized, scales, relative, starts = found
         with self._lock:
             self._model = model
@@ -274,6 +296,11 @@ class _Recent:
         self._bytes = 0
         self.max_bytes = max_bytes
 
+    @property
+    def held(self) -> int:
+        """How many keys are held."""
+        return len(self._held)
+
     def get(self, key: str) -> Any:
         with self._lock:
             found = self._held.get(key)
@@ -327,6 +354,12 @@ def forget_reused() -> None:
     """Drop every vector kept for reuse (a benchmark's runs start alike)."""
     _reused.clear()
     searched_pieces.clear()
+
+
+def any_reusable() -> bool:
+    """Whether the process keeps any content's vectors (`ResponseVectors.reuse` can find
+    some)."""
+    return bool(_reused.held)
 
 
 def hybrid_response_hits(

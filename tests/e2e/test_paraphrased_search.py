@@ -6,6 +6,7 @@ by keywords alone, one only once the response's vectors are computed (vector sea
 """
 
 import re
+import uuid
 
 import anyio
 import pytest
@@ -84,11 +85,14 @@ async def test_with_vector_search_a_question_keywords_miss_is_answered_once_vect
     name, question, answer = BY_MEANING
     assert not words(question) & words(answer)
     wanted = answer_line(shared_files, name, answer)
+    # A content no session of the worker embedded before (stored vectors are taken at once).
+    copy = shared_files / f"{uuid.uuid4().hex}-{name}"
+    copy.write_text((shared_files / name).read_text() + "\n// a copy of its own\n")
     async with live.client("heidi") as client:  # vector search off: keywords alone
-        keywords = await top_five(client, await index(client, shared_files, name), question)
+        keywords = await top_five(client, await index(client, shared_files, copy.name), question)
     assert not covers(keywords, wanted)
     async with live.client("grace") as client:
-        label = await index(client, shared_files, name)
+        label = await index(client, shared_files, copy.name)
         # Right after the placeholder the vectors are not there (seconds of CPU, beyond the
         # search's wait): keywords and the response's static vectors (the model and its
         # table loaded), or those of its best hits embedded within the wait by meaning too

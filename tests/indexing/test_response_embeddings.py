@@ -4,6 +4,7 @@ vectors reused for a content embedded before."""
 
 import logging
 import threading
+import time
 
 import pytest
 
@@ -47,6 +48,23 @@ def test_the_queue_runs_the_newest_first_and_drops_the_oldest_beyond_its_cap(cap
 
 def test_a_job_not_queued_is_never_due():
     assert EmbeddingQueue(cap=4).due_in(Job("x", 1, lambda: None, lambda: None)) == float("inf")
+
+
+def test_a_job_running_past_its_estimate_is_due_at_an_unknown_time():
+    queue, ran, dropped = EmbeddingQueue(cap=4), [], []
+    running, gate = threading.Event(), threading.Event()
+    slow = _job("slow", ran, dropped, lambda: (running.set(), gate.wait(10)))
+    behind = _job("behind", ran, dropped)
+    queue.submit(slow)
+    assert running.wait(10)
+    queue.submit(behind)
+    queue.seconds_per_byte = 3600 / 1000  # an hour for its 1000 bytes
+    assert 3500 < queue.due_in(slow) <= 3600
+    assert 7100 < queue.due_in(behind) <= 7200
+    queue.seconds_per_byte = 1e-9  # it was due long ago: it runs slower than measured
+    assert queue.due_in(slow) == float("inf")
+    assert queue.due_in(behind) == float("inf")
+    gate.set()
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +180,61 @@ def test_without_a_model_a_search_is_not_told_that_vectors_are_coming(tmp_path):
     label = compression.index().label
     assert responses.search(store, ["open a compressed file"], label, 5) is None  # keywords
     store.close()
+
+
+def test_a_search_does_not_wait_for_vectors_overdue_and_says_they_are_coming(model_dir):
+    from indexing.api.embedding_queue import embedding_queue
+
+    queue = embedding_queue(16)  # the worker's queue, which `ResponseEmbeddings` uses
+    running, gate = threading.Event(), threading.Event()
+    queue.submit(Job("overdue", 10, lambda: (running.set(), gate.wait(30)), lambda: None))
+    assert running.wait(10)
+    learned, queue.seconds_per_byte = queue.seconds_per_byte, 1e-9  # it was due at once
+    store = SessionStore()
+    responses = ResponseEmbeddings(
+        model_dir=model_dir, max_bytes=2**20, wait_seconds=5, candidates=0, static_vectors=False
+    )
+    try:
+        compression = _indexed(store, TEXT + "\n/* behind an overdue job */\n")
+        responses.schedule(store, compression)
+        label = compression.index().label
+        started = time.monotonic()
+        ranked = responses.search(store, ["open a compressed file"], label, 5)
+        assert time.monotonic() - started < 2  # not the 5 s of its wait bound
+        assert ranked is not None
+        assert ranked.note.startswith("Ranked by keywords alone: this response's vectors are")
+        assert "expected in" not in ranked.note  # when is not known
+    finally:
+        gate.set()
+        queue.seconds_per_byte = learned
+        responses.close()
+        store.close()
+
+
+def test_a_content_read_again_is_searched_with_its_vectors_at_once(model_dir):
+    from indexing.api.embedding_queue import embedding_queue
+
+    store = SessionStore()
+    responses = ResponseEmbeddings(model_dir=model_dir, max_bytes=2**20, wait_seconds=60)
+    text = TEXT + "\n/* read again while the queue is busy */\n"
+    first = _indexed(store, text)
+    responses.schedule(store, first)
+    ranked = responses.search(store, ["open a compressed file"], first.index().label, 5)
+    assert ranked is not None and ranked.note is None  # waited for its vectors
+    queue = embedding_queue(16)
+    running, gate = threading.Event(), threading.Event()
+    queue.submit(Job("long", 2**20, lambda: (running.set(), gate.wait(30)), lambda: None))
+    assert running.wait(10)
+    learned, queue.seconds_per_byte = queue.seconds_per_byte, 1e-9  # overdue: due who knows when
+    try:
+        again = _indexed(store, text)  # the same file read again: a new label
+        responses.schedule(store, again)
+        label = again.index().label
+        ranked = responses.search(store, ["open a compressed file"], label, 5)
+        assert ranked is not None and ranked.note is None  # not behind the job running
+        assert ranked.hits[0] and all(hit.label == label for hit in ranked.hits[0])
+    finally:
+        gate.set()
+        queue.seconds_per_byte = learned
+        responses.close()
+        store.close()
