@@ -244,13 +244,21 @@ class Embedder:
             ids = np.array([encodings[i].ids[:length] for i in chosen], dtype=np.int64)
             mask = np.array([encodings[i].attention_mask[:length] for i in chosen], np.float32)
             states = self._forward(ids, mask)
-            result[chosen] = _cls(states) if self.pooling == "cls" else _mean_pooled(states, mask)
+            result[chosen] = self._pool(states, mask)
             for row, index in enumerate(chosen if tokens is not None else ()):
                 inside = slice(skipped, int(mask[row].sum()) - 1)  # up to [SEP]
                 norms = np.linalg.norm(states[row, inside], axis=1, keepdims=True)
                 vectors = states[row, inside] / np.clip(norms, 1e-12, None)
                 tokens[index] = TokenVectors(ids[row, inside].tolist(), vectors)
         return result
+
+    def pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Unit vectors of one padded batch of token ids (no prompt added), pooled as the
+        model's sentences are (the static table runs each vocabulary token through this)."""
+        return self._pool(self._forward(ids, mask), mask)
+
+    def _pool(self, states: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return _cls(states) if self.pooling == "cls" else _mean_pooled(states, mask)
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The BERT encoder's last hidden states for one padded batch."""

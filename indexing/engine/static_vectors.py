@@ -83,8 +83,6 @@ class StaticTable(NamedTuple):
 def build_table(model: Any) -> np.ndarray:
     """Each vocabulary token's vector: `[CLS] token [SEP]` through `model`, pooled as its
     sentences are (float32, one row per token id)."""
-    from indexing.engine.embeddings import _cls, _mean_pooled
-
     size = model.word.shape[0]
     cls_id, sep_id = (model.tokenizer.token_to_id(name) for name in ("[CLS]", "[SEP]"))
     table = np.zeros((size, model.hidden), np.float32)
@@ -92,8 +90,7 @@ def build_table(model: Any) -> np.ndarray:
         ids = np.arange(start, min(start + BUILD_BATCH, size))
         batch = np.stack([np.full(len(ids), cls_id), ids, np.full(len(ids), sep_id)], axis=1)
         mask = np.ones(batch.shape, np.float32)
-        states = model._forward(batch, mask)
-        table[ids] = _cls(states) if model.pooling == "cls" else _mean_pooled(states, mask)
+        table[ids] = model.pooled(batch, mask)
     return table
 
 
