@@ -7,10 +7,8 @@ module in a fresh interpreter (`python -m gateway.serving.daphne_server ARGS`, A
 sockets and of the stdio upstreams' pipes) in C; Twisted still parses and writes HTTP.
 
 Twisted parses each request's Content-Type with the `email` package; the header is one of
-a handful of values, so the parse is memoised; accepted connections send a response in one
-write on the loop's next turn instead of registering for writability first, and read their
-own address once (`gateway/seams/twisted_seam.py`). The process is tuned for serving
-(`gateway/serving/process_tuning.py`).
+a handful of values, so the parse is memoised (`gateway/seams/twisted_seam.py`). The process is
+tuned for serving (`gateway/serving/process_tuning.py`).
 
 daphne's access log (one line a request, on stdout) names each request target masked
 (`gateway/serving/daphne_access_log.py`), and is written line by line, so a pipe to journald or a
@@ -24,7 +22,7 @@ import importlib.util
 import sys
 
 from gateway.operations.metrics import multiprocess
-from gateway.seams import twisted_seam
+from gateway.seams.twisted_seam import memoise_content_type_parse
 from gateway.serving.process_tuning import tune_for_serving
 
 
@@ -43,9 +41,7 @@ def main(argv: list[str]) -> None:
     # Imports daphne's server, which creates daphne's loop: after the policy.
     from gateway.serving.daphne_access_log import MaskedAccessLogCommandLine
 
-    twisted_seam.memoise_content_type_parse()
-    twisted_seam.write_on_the_next_turn()
-    twisted_seam.remember_server_addresses()
+    memoise_content_type_parse()
     tune_for_serving()
     sys.stdout.reconfigure(line_buffering=True)  # the access log's stream
     try:

@@ -58,16 +58,3 @@ def test_a_twisted_without_its_content_type_parse_fails_naming_the_seam(monkeypa
         f"gateway.seams.twisted_seam: Twisted {metadata.version('Twisted')} no longer has "
         "twisted.web.http._parseContentType"
     )
-
-
-def test_a_twisted_whose_connections_write_otherwise_fails_naming_the_seam(monkeypatch) -> None:
-    from twisted.internet import abstract
-
-    monkeypatch.delattr(abstract.FileDescriptor, "_writeDisconnecting")
-    with pytest.raises(SeamBroken) as broken:
-        twisted_seam.write_on_the_next_turn()
-    message = str(broken.value)
-    assert message.startswith(
-        f"gateway.seams.twisted_seam: Twisted {metadata.version('Twisted')} no longer has "
-    )
-    assert "twisted.internet.tcp.Server._writeDisconnecting" in message
