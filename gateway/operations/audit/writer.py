@@ -18,7 +18,16 @@ from collections import deque
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import InterfaceError, OperationalError, close_old_connections
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connections,
+    models,
+    transaction,
+)
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 from gateway.flush_loop import FlushLoop
 from gateway.operations.audit.arguments import masked_arguments
@@ -29,23 +38,50 @@ logger = logging.getLogger(__name__)
 FLUSH_SECONDS = 1.0
 BATCH = 500
 MAX_PENDING = 20_000
-INSERT_ROWS = 50
 WARN_EVERY_SECONDS = 60.0
+COLUMNS = tuple(field for field in AuditEvent._meta.concrete_fields if not field.primary_key)
+"""What an insert names: every column but the id, which the database assigns."""
+CONVERTED = (models.DateTimeField, models.JSONField)
+"""Columns whose stored form depends on the database (a date's text on SQLite, JSON's
+encoding); the others hold strings, numbers or NULL, which every driver takes as they are."""
 
 
-def _event(row: dict[str, Any]) -> AuditEvent:
-    if row.get("arguments") is not None:  # masked here, in the writer's thread
+def _values(row: dict[str, Any], database: BaseDatabaseWrapper) -> list[Any]:
+    """A row's values in `COLUMNS` order, as `database` stores them (missing fields take
+    their defaults; arguments, when kept, are masked here, in the writer's thread)."""
+    if row.get("arguments") is not None:
         row = {**row, "arguments": masked_arguments(row["arguments"])}
-    return AuditEvent(**row)
+    values = []
+    for field in COLUMNS:
+        value = row[field.attname] if field.attname in row else field.get_default()
+        if isinstance(field, CONVERTED):
+            value = field.get_db_prep_save(value, database)
+        values.append(value)
+    return values
 
 
 def _write(rows: list[dict[str, Any]]) -> None:
+    """Insert the rows in one transaction, with one prepared statement.
+
+    Not `bulk_create`: it builds a model instance and the SQL text of every row, and asks
+    for the ids back. At a few hundred calls a second that took 0.17-0.21 ms of CPU a row,
+    on the interpreter that serves the calls (`executemany`: 0.03 ms).
+    No signal is sent for these rows (bulk_create sends none either).
+    """
     # Before and after, as around a request: this runs in whichever executor thread is free,
     # and a connection left open there would outlive CONN_MAX_AGE.
     close_old_connections()
+    database = connections[DEFAULT_DB_ALIAS]
     try:
-        # Fifty rows an INSERT: on SQLite, bigger statements took twice the CPU per row.
-        AuditEvent.objects.bulk_create((_event(row) for row in rows), batch_size=INSERT_ROWS)
+        quote = database.ops.quote_name
+        statement = "INSERT INTO {} ({}) VALUES ({})".format(
+            quote(AuditEvent._meta.db_table),
+            ", ".join(quote(field.column) for field in COLUMNS),
+            ", ".join(["%s"] * len(COLUMNS)),
+        )
+        values = [_values(row, database) for row in rows]
+        with transaction.atomic(using=database.alias), database.cursor() as cursor:
+            cursor.executemany(statement, values)
     finally:
         close_old_connections()
 
