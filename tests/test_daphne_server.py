@@ -1,4 +1,5 @@
-"""`manage.py serve` runs daphne on uvloop, with Twisted's Content-Type parse memoised."""
+"""`manage.py serve` runs daphne on uvloop, with Twisted's Content-Type parse memoised and one
+access log (daphne's)."""
 
 from tests.fresh_interpreter import run_fresh
 
@@ -34,3 +35,26 @@ def test_the_memoised_content_type_parse_answers_as_twisteds_own() -> None:
         "print(http._parseContentType.cache_info().hits)\n"
     )
     assert lines == ["True", "True", "6"]
+
+
+def test_twisted_writes_no_access_line_of_its_own_beside_daphnes() -> None:
+    """Twisted's line names the target unmasked; daphne's masked line is the one kept."""
+    script = (
+        "import io\n"
+        "from twisted.web import http\n"
+        "from twisted.web.test.requesthelper import DummyChannel\n"
+        "from daphne.http_protocol import HTTPFactory\n"
+        "def line_for(factory):\n"
+        "    factory._logFile = io.StringIO()\n"
+        "    request = http.Request(DummyChannel(), False)\n"
+        "    request.method, request.uri = b'POST', b'/mcp?token=lr_S'\n"
+        "    request.clientproto = b'HTTP/1.1'\n"
+        "    request.code, request.sentLength = 200, 2\n"
+        "    factory.log(request)\n"
+        "    return factory._logFile.getvalue()\n"
+        "print('token=lr_S' in line_for(HTTPFactory(None)))\n"
+        "from gateway.serving.daphne_access_log import one_access_log\n"
+        "one_access_log()\n"
+        "print(repr(line_for(HTTPFactory(None))))\n"
+    )
+    assert run_fresh(script) == ["True", "''"]

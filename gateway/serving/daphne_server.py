@@ -39,9 +39,10 @@ def use_uvloop() -> bool:
 def main(argv: list[str]) -> None:
     use_uvloop()
     # Imports daphne's server, which creates daphne's loop: after the policy.
-    from gateway.serving.daphne_access_log import MaskedAccessLogCommandLine
+    from gateway.serving.daphne_access_log import MaskedAccessLogCommandLine, one_access_log
 
     memoise_content_type_parse()
+    one_access_log()
     tune_for_serving()
     sys.stdout.reconfigure(line_buffering=True)  # the access log's stream
     try:
