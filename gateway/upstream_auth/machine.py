@@ -12,6 +12,7 @@ from gateway.upstream_auth.token_endpoint import (
     ClientCredentials,
     TokenEndpointError,
     request_tokens,
+    revoke,
 )
 
 
@@ -20,7 +21,8 @@ async def connect_machine(auth: UpstreamAuth, upstream_url: str, user=None) -> G
 
     Raises:
         DiscoveryError: no entered client, no authorization server found, the token was
-            refused or is for another resource.
+            refused or is for another resource (then it is revoked, where the server
+            revokes tokens).
     """
     if not auth.client_id:
         raise DiscoveryError("a machine grant needs the client id and secret entered for it")
@@ -35,7 +37,9 @@ async def connect_machine(auth: UpstreamAuth, upstream_url: str, user=None) -> G
     except TokenEndpointError as error:
         raise DiscoveryError(f"client credentials refused: {error}") from None
     audience = foreign_audience(tokens.access_token, server.resource)
-    if audience is not None:
+    if audience is not None:  # not kept, and not left valid where it could be used
+        if server.revocation_endpoint:
+            await revoke(server.revocation_endpoint, tokens.access_token, "access_token", client)
         raise DiscoveryError(f"the token is for another resource ({audience})")
     grant = await connected_grant(
         auth.upstream_id, None, GrantMode.MACHINE, server, client, scope, user, tokens

@@ -181,6 +181,17 @@ def test_a_machine_grant_is_fetched_with_client_credentials_on_first_use(server)
     assert renewed != token and whoami(server.url, renewed) == "machine:machine-id"
 
 
+def test_a_machine_token_for_another_resource_is_refused_revoked_and_not_kept():
+    elsewhere = "https://elsewhere.example/mcp"
+    options = ("--client-id", "machine-id", "--client-secret", "fixture-secret")
+    with run_oauth_server(*options, "--token-audience", elsewhere) as other:
+        upstream = oauth_upstream(other.url, mode="machine", client_id="machine-id")
+        with pytest.raises(AuthorizationRequired, match=f"another resource \\({elsewhere}\\)"):
+            async_to_sync(access_token)(upstream.pk, None)
+        assert stats(other)["revoked"] == 1
+    assert not Grant.objects.filter(upstream=upstream).exists()
+
+
 def test_a_short_lived_token_is_refreshed_in_its_second_half_only(connected):
     now = timezone.now()
     Grant.objects.filter(pk=connected.pk).update(
