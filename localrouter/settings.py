@@ -312,20 +312,32 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "access": {"format": "%(asctime)s %(message)s"},
     },
     # Every URL in a log line is masked (userinfo, secret query values): defence in depth.
-    "filters": {"mask_urls": {"()": "localrouter.url_masking.MaskUrlsFilter"}},
+    "filters": {
+        "mask_urls": {"()": "localrouter.url_masking.MaskUrlsFilter"},
+        "mask_access_target": {"()": "localrouter.url_masking.MaskAccessTargetFilter"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "plain",
             "filters": ["mask_urls"],
         },
+        # uvicorn's access log: a line per request, on stdout as daphne writes its own.
+        "access": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": "access",
+            "filters": ["mask_access_target"],
+        },
     },
     # Libraries' records reach this handler too; daphne keeps its INFO lines.
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "daphne": {"level": "INFO"},
+        "uvicorn.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
         # They log each request's full URL at INFO; the SDK uses the httpx2/httpcore2 forks.
         **{name: {"level": "WARNING"} for name in ("httpx", "httpcore", "httpx2", "httpcore2")},
         "localrouter": {"handlers": ["console"], "level": "INFO", "propagate": False},

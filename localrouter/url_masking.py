@@ -1,7 +1,8 @@
 """Hide the credentials a URL can carry: userinfo, and query values under secret-looking keys.
 
 `mask_url` is the one way an upstream URL is shown or logged; `MaskUrlsFilter` applies it
-to every URL in a log record, as defence in depth.
+to every URL in a log record, as defence in depth, and `MaskAccessTargetFilter` to the
+request target of uvicorn's access line.
 """
 
 from __future__ import annotations
@@ -84,4 +85,15 @@ class MaskUrlsFilter(logging.Filter):
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
             record.exc_text = mask_urls_in(record.exc_text)
+        return True
+
+
+class MaskAccessTargetFilter(logging.Filter):
+    """Masks the request target of uvicorn's access line (`uvicorn.access`), whose arguments
+    are the client, method, target, HTTP version and status; other records pass as they are."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and len(record.args) == 5:
+            client, method, target, version, status = record.args
+            record.args = (client, method, mask_url(str(target)), version, status)
         return True

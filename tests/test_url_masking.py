@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from localrouter.url_masking import MaskUrlsFilter, mask_url, mask_urls_in
+from localrouter.url_masking import MaskAccessTargetFilter, MaskUrlsFilter, mask_url, mask_urls_in
 
 
 @pytest.mark.parametrize(
@@ -65,3 +65,16 @@ def test_the_log_filter_lets_a_malformed_record_through_untouched():
     record = logging.LogRecord("x", logging.INFO, __file__, 1, "%d items", ("many",), None)
     assert MaskUrlsFilter().filter(record) is True
     assert record.args == ("many",)
+
+
+def test_uvicorns_access_line_has_its_target_masked_and_other_records_pass():
+    def record(msg: str, args: tuple) -> logging.LogRecord:
+        return logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, msg, args, None)
+
+    access = record(
+        '%s - "%s %s HTTP/%s" %d', ("127.0.0.1:5", "POST", "/mcp?token=lr_S&n=2", "1.1", 401)
+    )
+    other = record("%s %s", ("/mcp?token=lr_S", "kept"))
+    assert MaskAccessTargetFilter().filter(access) and MaskAccessTargetFilter().filter(other)
+    assert access.getMessage() == '127.0.0.1:5 - "POST /mcp?token=***&n=2 HTTP/1.1" 401'
+    assert other.getMessage() == "/mcp?token=lr_S kept"

@@ -67,9 +67,9 @@ class DrainingServer(uvicorn.Server):
 
 def config(host: str, port: int) -> uvicorn.Config:
     """uvicorn settings for LocalRouter: the fastest installed HTTP parser and event loop,
-    no lifespan, no access log (uvicorn's names each request target unmasked, query string
-    included: a token sent as `?token=` would be written in clear), Django's logging kept;
-    the client's address left as it connected (localrouter/client_address.py reads proxies')."""
+    no lifespan, Django's logging kept (which writes uvicorn's access line with its request
+    target masked: `settings.LOGGING`); the client's address left as it connected
+    (localrouter/client_address.py reads proxies')."""
     return uvicorn.Config(
         APPLICATION,
         host=host,
@@ -77,7 +77,7 @@ def config(host: str, port: int) -> uvicorn.Config:
         http="httptools" if importlib.util.find_spec("httptools") else "h11",
         loop="uvloop" if importlib.util.find_spec("uvloop") else "asyncio",
         lifespan="off",
-        access_log=False,
+        access_log=True,
         log_config=None,
         timeout_graceful_shutdown=CONNECTIONS_GRACE_SECONDS,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
