@@ -1,7 +1,7 @@
 """Audit rows written off the hot path: queued in memory, saved in batches by one task.
 
 Like `gateway.sessions.records.SessionRecorder`: a background task wakes every `flush_seconds` (or
-once `batch` rows wait) and bulk-creates them in a worker thread. If the database is down
+once `batch` rows wait) and inserts them in a worker thread. If the database is down
 or locked, the rows stay queued and are tried again; past `max_pending`, new rows are
 dropped and the drops counted in a warning (at most one a minute), so an outage costs
 memory up to a bound, never the clients' calls. A batch the database rejects for another
@@ -64,8 +64,9 @@ def _write(rows: list[dict[str, Any]]) -> None:
     """Insert the rows in one transaction, with one prepared statement.
 
     Not `bulk_create`: it builds a model instance and the SQL text of every row, and asks
-    for the ids back. At a few hundred calls a second that took 0.17-0.21 ms of CPU a row,
-    on the interpreter that serves the calls (`executemany`: 0.03 ms).
+    for the ids back. In batches of 200 rows (a second's calls at 200 calls/s) that took
+    0.14-0.21 ms of CPU a row on SQLite and 0.16 on PostgreSQL, on the interpreter that
+    serves the calls; this takes 0.06-0.09 and 0.09-0.11 ms.
     No signal is sent for these rows (bulk_create sends none either).
     """
     # Before and after, as around a request: this runs in whichever executor thread is free,
