@@ -21,6 +21,14 @@ from gateway.operations.metrics import families as metrics
 logger = logging.getLogger(__name__)
 
 
+def _content_length(headers) -> int | None:
+    """A response's Content-Length (ASGI headers), or None without a valid one."""
+    for name, value in headers:
+        if name.lower() == b"content-length":
+            return int(value) if value.isdigit() else None
+    return None
+
+
 # Exchanges still finishing after their consumer has gone (asyncio keeps only weak refs).
 _finishing: set[asyncio.Task] = set()
 
@@ -44,7 +52,8 @@ class McpConsumer:
         self.task: asyncio.Task | None = None
         self.disconnected = asyncio.Event()
         self.response_started = False
-        self.response_finished = False
+        self.response_finished = False  # the client has all of the response
+        self.bytes_due: int | None = None  # of the response's Content-Length, when it has one
 
     @classmethod
     def as_asgi(cls) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
@@ -86,8 +95,11 @@ class McpConsumer:
     def http_disconnect(self) -> None:
         """The client is gone, or its response is complete."""
         self.disconnected.set()
-        # Daphne reports a disconnect as soon as a response is complete; only a stream the
-        # client left early is cancelled (the SDK may still be settling the session).
+        # Daphne reports a disconnect as soon as a response is complete, and a client that
+        # has all of a response may reuse or close its connection before the exchange has
+        # sent its (empty) last part; only a response the client left early is cancelled
+        # (the SDK may still be settling the session: it takes a client's answer to an
+        # upstream's request after its 202, and a forwarded answer is cancelled with this).
         if self.task is not None and not self.task.done() and not self.response_finished:
             self.task.cancel()
 
@@ -111,10 +123,18 @@ class McpConsumer:
                 await http_errors.send_refusal(self.send, refusal)
 
     async def send_tracked(self, message: dict) -> None:
-        """Send to the client, noting when the response has begun."""
+        """Send to the client, noting when the response has begun and when the client has
+        all of it: its last part is sent, or as many bytes as its Content-Length says (a
+        202's headers are the whole of it; under uvicorn they reach the client at once)."""
         if message["type"] == "http.response.start":
             self.response_started = True
-        elif message["type"] == "http.response.body" and not message.get("more_body"):
+            self.bytes_due = _content_length(message.get("headers", ()))
+        elif message["type"] == "http.response.body":
+            if self.bytes_due is not None:
+                self.bytes_due -= len(message.get("body", b""))
+            if not message.get("more_body"):
+                self.response_finished = True
+        if self.bytes_due is not None and self.bytes_due <= 0:
             self.response_finished = True
         await self.send(message)
 
