@@ -34,7 +34,7 @@ UPGRADE_CHECK_TESTS := tests/gateway/test_seams.py tests/test_private_names.py \
 # allocations would pin them and each growth leave a copy behind (records 1 MiB: peak RSS
 # 3.4-3.8x without, 2.7-2.8x with; glibc otherwise raises the threshold as it goes).
 # `manage.py serve` listens where HOST and PORT say (environment, `make serve PORT=...` or .env;
-# default 127.0.0.1:8000) and runs daphne, or uvicorn with LOCALROUTER_SERVER=uvicorn (docs/deploy.md).
+# default 127.0.0.1:8000) and runs uvicorn, or daphne with LOCALROUTER_SERVER=daphne (docs/deploy.md).
 # Serving needs Python only; Node.js and npm are for the tests' upstream servers.
 serve: setup migrate $(STATIC_TABLE)
 	@$(BIN)/python manage.py ensure_admin

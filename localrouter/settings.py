@@ -54,8 +54,9 @@ try:
     # Where `manage.py serve` (and so `make serve`) listens, from the environment or .env.
     SERVE_HOST = config.env.str("HOST", default="127.0.0.1")
     SERVE_PORT = int(config.number("PORT", 8000, minimum=1))
-    # The HTTP server `manage.py serve` (and so `make serve`) runs: daphne or uvicorn.
-    HTTP_SERVER = config.choice("LOCALROUTER_SERVER", "daphne", ("daphne", "uvicorn"))
+    # The HTTP server `manage.py serve` (and so `make serve`) runs: uvicorn (httptools and
+    # uvloop: the most calls a second, docs/deploy.md) or daphne.
+    HTTP_SERVER = config.choice("LOCALROUTER_SERVER", "uvicorn", ("daphne", "uvicorn"))
     # On SIGTERM, requests already running get this long to finish; new ones get 503.
     MCP_SHUTDOWN_GRACE_SECONDS = config.number("LOCALROUTER_SHUTDOWN_GRACE_SECONDS", 10, minimum=0)
     # Several workers behind a reverse proxy: this worker's name, the prefix of the session

@@ -1,4 +1,8 @@
-"""A real LocalRouter for end-to-end tests: daphne on loopback with real upstreams."""
+"""A real LocalRouter for end-to-end tests: daphne on loopback with real upstreams.
+
+Workers start as `make serve` starts one (`manage.py serve`), under daphne, the server the
+project is built on; `make serve`'s default is uvicorn, which `test_http_servers.py`,
+`test_several_workers.py` and `test_make_serve.py` run too (`LOCALROUTER_SERVER`)."""
 
 from __future__ import annotations
 
@@ -161,6 +165,7 @@ def start_gateway(tmp: Path, upstreams: list[dict], clients: list[dict], **env: 
         "LOCALROUTER_HOLD_NEW_TOOLS": "false",
         # Gateways of other test files share the test Redis: each owns its own clients.
         "LOCALROUTER_OWNERS_KEY_PREFIX": f"localrouter:test-{uuid.uuid4().hex}:owner:",
+        "LOCALROUTER_SERVER": "daphne",
         **env,
     }
     environment.pop("DATABASE_URL", None)

@@ -1,5 +1,5 @@
-"""Two daphne workers sharing Redis serve clients behind round-robin balancers (per connection,
-and per request: every other request is forwarded to the owner)."""
+"""Two workers sharing Redis serve clients behind round-robin balancers (per connection,
+and per request: every other request is forwarded to the owner), under each HTTP server."""
 
 import os
 import re
@@ -22,8 +22,8 @@ ACCEPT = "application/json, text/event-stream"
 LABEL = re.compile(r'indexed as "([^"]+)"')
 
 
-@pytest.fixture(scope="module")
-def workers(tmp_path_factory):
+@pytest.fixture(scope="module", params=["daphne", "uvicorn"])
+def workers(tmp_path_factory, request):
     if not REDIS:
         pytest.skip("TEST_REDIS_URL is not set (CI sets it to the machine's Redis)")
     with (
@@ -34,6 +34,7 @@ def workers(tmp_path_factory):
             REDIS_URL=REDIS,
             # A small channel layer, which a burst of forwarded requests fills: they wait.
             LOCALROUTER_CHANNEL_CAPACITY="10",
+            LOCALROUTER_SERVER=request.param,
         ) as gateway,
         behind_a_balancer(gateway),
     ):

@@ -12,7 +12,7 @@ from gateway.serving import uvicorn_server
 
 class Command(BaseCommand):
     help = (
-        "Serve LocalRouter (admin and /mcp) over HTTP with daphne (default) or uvicorn, "
+        "Serve LocalRouter (admin and /mcp) over HTTP with uvicorn (default) or daphne, "
         "as LOCALROUTER_SERVER says."
     )
 
