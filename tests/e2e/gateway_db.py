@@ -60,7 +60,11 @@ def _on_database[T](path: Path, function: Callable[[], T]) -> T:
     settings = connections.configure_settings(
         {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": str(path)}}
     )["default"]
-    settings["OPTIONS"] = {"timeout": 20}  # the gateway may be writing at that moment
+    # The gateway may be writing at that moment: wait for it, and take the write lock at the
+    # start of a transaction as the gateway does (localrouter/config.py), or SQLite refuses a
+    # read-then-write (update_or_create) at once, whatever the timeout, when the gateway
+    # wrote in between.
+    settings["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     database = DatabaseWrapper(settings, "default")
     connections["default"] = database  # this thread's connection only
     try:
