@@ -32,6 +32,27 @@ class _LiveStores:
 
 
 @pytest.fixture
+def store() -> Iterator[SessionStore]:
+    """A session's store, closed after the test."""
+    store = SessionStore()
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def model():
+    """The process's model, loaded (as a gateway has it once it embedded a catalog)."""
+    from django.conf import settings
+
+    from indexing.engine.embeddings import model_folder_ready
+    from indexing.engine.hybrid import embedder
+
+    if not model_folder_ready(settings.EMBEDDING_MODEL_DIR):
+        pytest.skip("all-MiniLM-L6-v2 model folder not found (run `make embeddings`)")
+    return embedder(settings.EMBEDDING_MODEL_DIR)
+
+
+@pytest.fixture
 def live_stores() -> Iterator[dict[str, SessionStore]]:
     """The stores of live sessions the reports see, by record key (empty: none is live)."""
     installed = live_state()

@@ -12,8 +12,6 @@ from django.conf import settings  # noqa: E402
 from indexing.api.response_embeddings import CANDIDATES_NOTE, ResponseEmbeddings  # noqa: E402
 from indexing.engine.candidate_vectors import PIECES_PER_CANDIDATE  # noqa: E402
 from indexing.engine.compressor import ResponseCompressor  # noqa: E402
-from indexing.engine.embeddings import model_folder_ready  # noqa: E402
-from indexing.engine.hybrid import embedder  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
 from indexing.engine.response_vectors import (  # noqa: E402
     ResponseVectors,
@@ -26,21 +24,6 @@ from indexing.engine.store import SessionStore  # noqa: E402
 MAN = (settings.BASE_DIR / "benchmarks" / "retrieval_docs" / "find-man.txt").read_text()
 QUERY = "skip directories deeper than some level"
 LABELS = LabelCounter()
-
-
-@pytest.fixture(scope="module")
-def model():
-    """The process's model, loaded (as a gateway has it once it embedded a catalog)."""
-    if not model_folder_ready(settings.EMBEDDING_MODEL_DIR):
-        pytest.skip("all-MiniLM-L6-v2 model folder not found (run `make embeddings`)")
-    return embedder(settings.EMBEDDING_MODEL_DIR)
-
-
-@pytest.fixture
-def store():
-    store = SessionStore()
-    yield store
-    store.close()
 
 
 @pytest.fixture

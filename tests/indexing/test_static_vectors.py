@@ -19,7 +19,6 @@ from indexing.api.response_embeddings import (  # noqa: E402
 from indexing.engine import static_vectors  # noqa: E402
 from indexing.engine.compressor import ResponseCompressor  # noqa: E402
 from indexing.engine.embeddings import model_folder_ready  # noqa: E402
-from indexing.engine.hybrid import embedder  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
 from indexing.engine.response_vectors import ResponseVectors  # noqa: E402
 from indexing.engine.static_vectors import (  # noqa: E402
@@ -34,13 +33,6 @@ LABELS = LabelCounter()
 
 
 @pytest.fixture(scope="module")
-def model():
-    if not model_folder_ready(settings.EMBEDDING_MODEL_DIR):
-        pytest.skip("all-MiniLM-L6-v2 model folder not found (run `make embeddings`)")
-    return embedder(settings.EMBEDDING_MODEL_DIR)
-
-
-@pytest.fixture(scope="module")
 def table(model):
     """The bundled model's table, as `make` keeps it in the model folder."""
     return table_for(settings.EMBEDDING_MODEL_DIR, model)
@@ -51,13 +43,6 @@ def loaded(table, monkeypatch):
     """The process has its table (as once `load_in_background` read it)."""
     monkeypatch.setattr(static_vectors, "_table", table)
     return table
-
-
-@pytest.fixture
-def store():
-    store = SessionStore()
-    yield store
-    store.close()
 
 
 def _compressed(store: SessionStore, text: str):
