@@ -39,6 +39,21 @@ def store() -> Iterator[SessionStore]:
     store.close()
 
 
+@pytest.fixture
+def fresh_process(monkeypatch) -> Iterator[None]:
+    """The process as it starts: no model loaded yet, no static table loading. What a test
+    loads or fails to load (a folder without a model leaves a process without one for good)
+    is undone after it, its background load finished first."""
+    from indexing.engine import hybrid, static_vectors
+
+    monkeypatch.setattr(hybrid, "_embedder", None)
+    monkeypatch.setattr(hybrid, "_vector_cache", {})
+    monkeypatch.setattr(static_vectors, "_loading", None)
+    yield
+    if static_vectors._loading is not None:
+        static_vectors._loading.join(timeout=60)
+
+
 @pytest.fixture(scope="module")
 def model():
     """The process's model, loaded (as a gateway has it once it embedded a catalog)."""

@@ -134,9 +134,9 @@ def test_a_small_bert_loads_and_embeds_with_cls_pooling_and_its_query_prompt(sma
     assert not np.allclose(queries, passages, atol=1e-3)
 
 
-def test_the_gateway_loads_a_configured_folder_and_ranks_a_catalog_with_it(small_bert, monkeypatch):
-    monkeypatch.setattr(hybrid, "_embedder", None)  # as in a fresh process
-    monkeypatch.setattr(hybrid, "_vector_cache", {})
+def test_the_gateway_loads_a_configured_folder_and_ranks_a_catalog_with_it(
+    small_bert, fresh_process
+):
     model = hybrid.embedder(small_bert)
     assert model is not None and model.pooling == "cls"
     documents = [
@@ -185,10 +185,9 @@ def test_weights_that_do_not_match_the_config_are_named(small_bert):
 
 
 def test_a_folder_the_gateway_cannot_load_leaves_keyword_search_and_a_clear_warning(
-    small_bert, monkeypatch, caplog
+    small_bert, fresh_process, caplog
 ):
     (small_bert / "1_Pooling" / "config.json").write_text('{"pooling_mode_max_tokens": true}')
-    monkeypatch.setattr(hybrid, "_embedder", None)  # as in a fresh process
     caplog.set_level(logging.WARNING, logger=hybrid.__name__)
     assert hybrid.embedder(small_bert) is None
     assert "hybrid search unavailable: embedding model: " in caplog.text

@@ -172,7 +172,7 @@ def test_adding_vectors_reports_each_step_to_the_pace(model_dir):
     store.close()
 
 
-def test_without_a_model_a_search_is_not_told_that_vectors_are_coming(tmp_path):
+def test_without_a_model_a_search_is_not_told_that_vectors_are_coming(tmp_path, fresh_process):
     store = SessionStore()
     responses = ResponseEmbeddings(model_dir=tmp_path, max_bytes=2**20)  # no model files
     compression = _indexed(store, TEXT + "\n/* no model */\n")
