@@ -125,7 +125,7 @@ class ResponseEmbeddings:
 
         if not self._static:
             return False
-        table, model = static_vectors.loaded_table(), loaded_embedder()
+        table, model = static_vectors.loaded_table(), loaded_embedder(self._model_dir)
         if table is None or model is None:
             static_vectors.load_in_background(self._model_dir, lambda: embedder(self._model_dir))
             return False
@@ -202,7 +202,8 @@ class ResponseEmbeddings:
                 return Ranked(hits, approximate_note(due))
         if not due:
             return None  # no vectors will come: keywords rank, as without vector search
-        model = loaded_embedder()  # loading it would take longer than a search may wait
+        # loading the model would take longer than a search may wait
+        model = loaded_embedder(self._model_dir)
         if self._candidates and model is not None:
             found = candidate_hits(
                 store,

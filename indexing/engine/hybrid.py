@@ -32,7 +32,8 @@ FUSION_K = 10
 TOKEN_MATCHED = 60  # entries of the cosine ranking re-scored with the token match
 EMBED_STEP = 32  # entries embedded at a time
 
-_embedder: Any = None
+# model folder -> its sentence encoder, or False when it could not be loaded
+_embedders: dict[Path | None, Any] = {}
 _embedder_lock = threading.Lock()
 # embedded text -> (unit sentence vector, token vectors), shared by all catalogs
 _vector_cache: dict[str, tuple[Any, Any]] = {}
@@ -40,36 +41,39 @@ _vector_cache: dict[str, tuple[Any, Any]] = {}
 
 def embedder(folder: Path | None) -> Any | None:
     """The process's sentence encoder from the model in `folder`, loaded on first use; None
-    when numpy & co. or the model's files are missing (then it stays None for the process).
+    when numpy & co. or the model's files are missing (then it stays None for that folder).
 
     It runs on as many BLAS threads as the process allows: serving allows one
     (`gateway/serving/process_tuning.py`), which is faster for its small matrices."""
-    global _embedder
     with _embedder_lock:
-        if _embedder is None:
-            try:
-                from indexing.engine.embeddings import Embedder, model_folder_ready
-            except ImportError as error:
-                logger.warning("hybrid search unavailable: %s", error)
-                _embedder = False
-                return None
-            if not model_folder_ready(folder):
-                logger.warning("hybrid search unavailable: no embedding model (see README)")
-                _embedder = False
-                return None
-            from indexing.engine.model_folder import ModelFolderError
-
-            try:
-                _embedder = Embedder.from_path(folder)
-            except ModelFolderError as error:
-                logger.warning("hybrid search unavailable: embedding model: %s", error)
-                _embedder = False
-        return _embedder or None
+        if folder not in _embedders:
+            _embedders[folder] = _load_embedder(folder)
+        return _embedders[folder] or None
 
 
-def loaded_embedder() -> Any | None:
-    """The process's sentence encoder if `embedder` loaded it already (never waits)."""
-    return _embedder or None
+def _load_embedder(folder: Path | None) -> Any:
+    """The encoder from `folder`, or False (with a warning) when it cannot be had."""
+    try:
+        from indexing.engine.embeddings import Embedder, model_folder_ready
+    except ImportError as error:
+        logger.warning("hybrid search unavailable: %s", error)
+        return False
+    if not model_folder_ready(folder):
+        logger.warning("hybrid search unavailable: no embedding model (see README)")
+        return False
+    from indexing.engine.model_folder import ModelFolderError
+
+    try:
+        return Embedder.from_path(folder)
+    except ModelFolderError as error:
+        logger.warning("hybrid search unavailable: embedding model: %s", error)
+        return False
+
+
+def loaded_embedder(folder: Path | None) -> Any | None:
+    """The process's sentence encoder from `folder` if `embedder` loaded it already (never
+    waits)."""
+    return _embedders.get(folder) or None
 
 
 def _embed_into_cache(missing: list[str], known: int, model: Any) -> None:
@@ -126,7 +130,9 @@ def embedder_unavailable(folder: Path | None) -> bool:
     """Whether `embedder(folder)` is known to give None without loading anything: loading
     failed before, or the folder lacks the model's files."""
     files = ("model.safetensors", "tokenizer.json")
-    return _embedder is False or folder is None or not all((folder / f).is_file() for f in files)
+    if _embedders.get(folder) is False or folder is None:
+        return True
+    return not all((folder / name).is_file() for name in files)
 
 
 def summary(document: str) -> str:

@@ -46,7 +46,7 @@ def fresh_process(monkeypatch) -> Iterator[None]:
     is undone after it, its background load finished first."""
     from indexing.engine import hybrid, static_vectors
 
-    monkeypatch.setattr(hybrid, "_embedder", None)
+    monkeypatch.setattr(hybrid, "_embedders", {})
     monkeypatch.setattr(hybrid, "_vector_cache", {})
     monkeypatch.setattr(static_vectors, "_loading", None)
     yield

@@ -192,3 +192,16 @@ def test_a_folder_the_gateway_cannot_load_leaves_keyword_search_and_a_clear_warn
     assert hybrid.embedder(small_bert) is None
     assert "hybrid search unavailable: embedding model: " in caplog.text
     assert "pooling max not supported (CLS or mean pooling only)" in caplog.text
+
+
+def test_a_folder_without_a_model_leaves_another_folders_model_loadable(
+    small_bert, tmp_path, fresh_process
+):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert hybrid.embedder(empty) is None and hybrid.embedder(None) is None
+    assert hybrid.embedder_unavailable(empty)
+    assert hybrid.loaded_embedder(small_bert) is None  # not loaded yet
+    model = hybrid.embedder(small_bert)
+    assert model is not None and hybrid.loaded_embedder(small_bert) is model
+    assert not hybrid.embedder_unavailable(small_bert)
