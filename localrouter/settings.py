@@ -207,8 +207,9 @@ try:
 except config.ConfigError as error:
     config.fail(error)
 
+# Not "daphne": its app imports daphne's server as Django starts, which makes the server's
+# event loop before `manage.py serve` can choose uvloop (gateway/serving/daphne_server.py).
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

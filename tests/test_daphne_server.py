@@ -16,6 +16,17 @@ def test_daphnes_reactor_runs_on_uvloop_when_the_policy_comes_first() -> None:
     assert lines == ["True", "uvloop", "True"]
 
 
+def test_django_starts_without_daphnes_server_so_serve_can_choose_the_loop_first() -> None:
+    """`manage.py serve` runs daphne in the process Django started in (no second one)."""
+    lines = run_fresh(
+        "import django, sys\n"
+        "django.setup()\n"
+        "from gateway.management.commands import serve\n"
+        "print('daphne.server' in sys.modules, 'twisted.internet.reactor' in sys.modules)\n"
+    )
+    assert lines == ["False False"]
+
+
 def test_daphne_alone_runs_on_asyncios_own_loop() -> None:
     lines = run_fresh("import daphne.server\nprint(type(daphne.server.twisted_loop).__module__)")
     assert lines == ["asyncio.unix_events"]

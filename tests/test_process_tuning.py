@@ -69,7 +69,7 @@ SERVE_ENTRY_POINTS = {
     "daphne": (
         "from gateway.serving import daphne_access_log, daphne_server\n"
         "daphne_access_log.MaskedAccessLogCommandLine.run = lambda self, argv: None\n"
-        "daphne_server.main([])\n"
+        "daphne_server.run([])\n"
     ),
     "uvicorn": (
         "import django; django.setup()\n"

@@ -1,10 +1,12 @@
 """daphne as LocalRouter's HTTP server, on the uvloop event loop where it is installed.
 
 daphne runs Twisted's reactor on an asyncio loop it creates as `daphne.server` is imported,
-so the loop policy must be set before that import: `manage.py serve` therefore starts this
-module in a fresh interpreter (`python -m gateway.serving.daphne_server ARGS`, ARGS as for the
-`daphne` command). uvloop does the loop's own work (callbacks, timers, readiness of
-sockets and of the stdio upstreams' pipes) in C; Twisted still parses and writes HTTP.
+so the loop policy must be set before that import. Nothing imports it earlier: `daphne` is
+not among the installed apps (its app would import the server as Django starts), so
+`manage.py serve` runs daphne in its own process (`serve`) with no second interpreter to
+start; `python -m gateway.serving.daphne_server ARGS` (ARGS as for the `daphne` command)
+runs it alone. uvloop does the loop's own work (callbacks, timers, readiness of sockets and
+of the stdio upstreams' pipes) in C; Twisted still parses and writes HTTP.
 
 Twisted parses each request's Content-Type with the `email` package; the header is one of
 a handful of values, so the parse is memoised (`gateway/seams/twisted_seam.py`). The process is
@@ -19,11 +21,15 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import logging
 import sys
 
 from gateway.operations.metrics import multiprocess
 from gateway.seams.twisted_seam import memoise_content_type_parse
+from gateway.serving import APPLICATION
 from gateway.serving.process_tuning import tune_for_serving
+
+logger = logging.getLogger(__name__)
 
 
 def use_uvloop() -> bool:
@@ -36,7 +42,16 @@ def use_uvloop() -> bool:
     return True
 
 
-def main(argv: list[str]) -> None:
+def serve(host: str, port: int) -> None:
+    """Serve LocalRouter with daphne until SIGTERM/SIGINT (blocks)."""
+    run(["-b", host, "-p", str(port), APPLICATION])
+
+
+def run(argv: list[str]) -> None:
+    """daphne's command line with `argv`, on uvloop (unless daphne's server was imported
+    before: then on the loop it made, and a warning says so)."""
+    if "daphne.server" in sys.modules:
+        logger.warning("daphne was imported before the event loop was chosen: no uvloop")
     use_uvloop()
     # Imports daphne's server, which creates daphne's loop: after the policy.
     from gateway.serving.daphne_access_log import MaskedAccessLogCommandLine, one_access_log
@@ -45,11 +60,11 @@ def main(argv: list[str]) -> None:
     one_access_log()
     tune_for_serving()
     sys.stdout.reconfigure(line_buffering=True)  # the access log's stream
-    try:
-        MaskedAccessLogCommandLine().run(argv)
-    finally:
-        multiprocess.leave()  # this worker's live gauges leave the host's sums
+    MaskedAccessLogCommandLine().run(argv)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        run(sys.argv[1:])
+    finally:
+        multiprocess.leave()  # this worker's live gauges leave the host's sums

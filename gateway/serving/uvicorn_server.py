@@ -18,11 +18,11 @@ from types import FrameType
 import uvicorn
 
 from gateway.runtime import running_gateway
+from gateway.serving import APPLICATION
 from gateway.serving.process_tuning import tune_for_serving
 
 logger = logging.getLogger(__name__)
 
-APPLICATION = "localrouter.asgi:application"
 # Tasks of connections still open after the gateway closed (a client that keeps a stream).
 CONNECTIONS_GRACE_SECONDS = 5
 # An idle kept-alive connection stays open this long (uvicorn's 5 s would close connections

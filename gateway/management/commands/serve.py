@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from gateway.operations.metrics import multiprocess
-from gateway.serving import uvicorn_server
+from gateway.serving import daphne_server, uvicorn_server
 
 
 class Command(BaseCommand):
@@ -25,10 +25,7 @@ class Command(BaseCommand):
         port = port or settings.SERVE_PORT
         # /metrics: this host's workers add up their counts in one folder, which the library
         # must know of before it is imported in the serving process (its first import).
-        fresh_start = bool(settings.METRICS_TOKEN) and multiprocess.join(
-            multiprocess.folder_for(settings.DATA_DIR)
-        )
-        if fresh_start and settings.HTTP_SERVER == "uvicorn":
+        if settings.METRICS_TOKEN and multiprocess.join(multiprocess.folder_for(settings.DATA_DIR)):
             sys.stdout.flush()
             os.execv(sys.executable, sys.orig_argv)  # the same command, the same pid
         base = f"http://{host}:{port}"
@@ -39,17 +36,8 @@ class Command(BaseCommand):
         # take the left-most entry, which the client writes): localrouter/client_address.py
         # reads it from LOCALROUTER_TRUSTED_PROXIES only. X-Forwarded-Proto is Django's
         # (SECURE_PROXY_SSL_HEADER, behind a TLS proxy).
-        if settings.HTTP_SERVER == "uvicorn":
-            try:
-                uvicorn_server.serve(host, port)
-            finally:
-                multiprocess.leave()  # this worker's live gauges leave the host's sums
-            return
-        # daphne installs Twisted's reactor on a loop it makes as it is imported: start it
-        # afresh, in an interpreter whose loop policy is set first
-        # (gateway/serving/daphne_server.py).
-        argv = [sys.executable, "-m", "gateway.serving.daphne_server"]
-        argv += ["-b", host, "-p", str(port), uvicorn_server.APPLICATION]
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execv(sys.executable, argv)
+        server = uvicorn_server if settings.HTTP_SERVER == "uvicorn" else daphne_server
+        try:
+            server.serve(host, port)
+        finally:
+            multiprocess.leave()  # this worker's live gauges leave the host's sums

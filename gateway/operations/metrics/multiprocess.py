@@ -40,7 +40,7 @@ def folder_for(data_dir: Path) -> Path:
 
 
 def active_folder() -> Path | None:
-    """The folder this process counts in; None: its own registry alone (tests, runserver)."""
+    """The folder this process counts in; None: its own registry alone (tests, by hand)."""
     configured = os.environ.get(ENVIRONMENT)
     return Path(configured) if configured else None
 
