@@ -76,7 +76,6 @@ TEXT = "hello, gateway"
 TARGET_ADDED_MS = 3.0
 LEGACY, MODERN = "legacy", "2026-07-28"  # the SDK client's modes: handshake era, stateless era
 SERVERS = ("daphne", "uvicorn")
-APPLICATION = "localrouter.asgi:application"
 BALANCER = ROOT / "benchmarks" / "_balancer.py"
 LOAD_AT_START = os.getloadavg()[0]
 
@@ -535,18 +534,7 @@ def launch_localrouter(
     args = [PYTHON, *serve]
     if options.profile:  # cProfile writes NAME.prof as the worker exits (SIGTERM)
         profile = Path(options.profile).resolve() / f"{name}.prof"
-        # For daphne, `manage.py serve` execs a fresh interpreter: profile that one.
-        daphne = [
-            "-m",
-            "gateway.serving.daphne_server",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            APPLICATION,
-        ]
-        args = [PYTHON, "-m", "cProfile", "-o", str(profile)]
-        args += daphne if server == "daphne" else serve
+        args = [PYTHON, "-m", "cProfile", "-o", str(profile), *serve]
     process, log = procs.start(name, args, env, cwd=source)
     wait_for_port(port, process, log)
     return process, port
