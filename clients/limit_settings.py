@@ -12,12 +12,12 @@ The first word is a tool name or shell-style pattern matched against `<upstream>
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from django.core.exceptions import ValidationError
+
+from clients.rule_lines import parse_rule_lines, tool_pattern_matcher
 
 CALLS_PER_MINUTE = "calls_per_minute"
 CONCURRENT_CALLS = "concurrent_calls"
@@ -27,7 +27,6 @@ LIMIT_NAMES = (CALLS_PER_MINUTE, CONCURRENT_CALLS, BYTES_PER_DAY)
 # A minute's calls are remembered one by one (exact sliding window), so the count is bounded.
 MAX_LIMITS = {CALLS_PER_MINUTE: 100_000, CONCURRENT_CALLS: 10_000, BYTES_PER_DAY: 2**50}
 UNLIMITED = 0
-MAX_RULES = 100
 
 
 def validate_limit_value(name: str, value: int) -> None:
@@ -82,44 +81,26 @@ class ToolLimit:
         return tool_pattern_matcher(self.pattern)(tool) is not None
 
 
-@lru_cache(maxsize=1024)
-def tool_pattern_matcher(pattern: str):
-    """A compiled shell-style pattern over exposed tool names ('<upstream>__<tool>')."""
-    return re.compile(fnmatch.translate(pattern)).match
-
-
 @lru_cache(maxsize=256)
 def parse_tool_limits(text: str | None) -> tuple[ToolLimit, ...]:
-    """The rules of a per-tool limits text (blank lines and `#` comments are skipped).
+    """The rules of a per-tool limits text (`clients.rule_lines`).
 
     Raises:
         ValidationError: one message per bad line, each naming its line.
     """
-    rules: list[ToolLimit] = []
-    errors: list[str] = []
-    seen: dict[str, int] = {}
-    for number, raw in enumerate((text or "").splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        try:
-            rule = _parse_rule(line)
-        except ValueError as error:
-            errors.append(f"line {number} ({line!r}): {error}")
-            continue
-        if rule.pattern in seen:
-            errors.append(
-                f"line {number} ({line!r}): {rule.pattern!r} already has a line "
-                f"(line {seen[rule.pattern]}); put its limits on one line"
+    first_lines: dict[str, int] = {}  # pattern -> the line that gave it limits
+
+    def parse_line(number: int, line: str) -> ToolLimit:
+        rule = _parse_rule(line)
+        if rule.pattern in first_lines:
+            raise ValueError(
+                f"{rule.pattern!r} already has a line (line {first_lines[rule.pattern]}); "
+                "put its limits on one line"
             )
-            continue
-        seen[rule.pattern] = number
-        rules.append(rule)
-    if len(rules) > MAX_RULES:
-        errors.append(f"at most {MAX_RULES} lines of rules; got {len(rules)}")
-    if errors:
-        raise ValidationError(errors, code="invalid_tool_limits")
-    return tuple(rules)
+        first_lines[rule.pattern] = number
+        return rule
+
+    return parse_rule_lines(text, parse_line, "invalid_tool_limits")
 
 
 def _parse_rule(line: str) -> ToolLimit:

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from django.core.exceptions import ValidationError
 
-from clients.limit_settings import MAX_RULES, tool_pattern_matcher
+from clients.rule_lines import parse_rule_lines, tool_pattern_matcher
 
 
 class Decision(enum.StrEnum):
@@ -82,31 +82,22 @@ def _policy(text: str | None) -> ToolPolicy:
 
 @lru_cache(maxsize=256)
 def parse_tool_policy(text: str | None) -> tuple[PolicyRule, ...]:
-    """The rules of a tool policy text (blank lines and `#` comments are skipped).
+    """The rules of a tool policy text (`clients.rule_lines`).
 
     Raises:
         ValidationError: one message per bad line, each naming its line.
     """
-    rules: list[PolicyRule] = []
-    errors: list[str] = []
-    for number, raw in enumerate((text or "").splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        words = line.split()
+    return parse_rule_lines(text, _parse_rule, "invalid_tool_policy")
+
+
+def _parse_rule(number: int, line: str) -> PolicyRule:
+    words = line.split()
+    if len(words) != 2 or words[1].lower() not in set(Decision):
         choices = ", ".join(d.value for d in Decision)
-        if len(words) != 2 or words[1].lower() not in set(Decision):
-            errors.append(
-                f"line {number} ({line!r}): expected a tool name or pattern, then one of "
-                f"{choices}, e.g. 'github__delete_* deny'"
-            )
-            continue
-        rules.append(PolicyRule(words[0], Decision(words[1].lower())))
-    if len(rules) > MAX_RULES:
-        errors.append(f"at most {MAX_RULES} lines of rules; got {len(rules)}")
-    if errors:
-        raise ValidationError(errors, code="invalid_tool_policy")
-    return tuple(rules)
+        raise ValueError(
+            f"expected a tool name or pattern, then one of {choices}, e.g. 'github__delete_* deny'"
+        )
+    return PolicyRule(words[0], Decision(words[1].lower()))
 
 
 def validate_tool_policy(text: str) -> None:
