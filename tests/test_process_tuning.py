@@ -67,9 +67,11 @@ def test_loading_the_encoder_leaves_blas_as_it_was(settings) -> None:
 
 SERVE_ENTRY_POINTS = {
     "daphne": (
-        "from gateway.serving import daphne_access_log, daphne_server\n"
-        "daphne_access_log.MaskedAccessLogCommandLine.run = lambda self, argv: None\n"
-        "daphne_server.run([])\n"
+        "import django; django.setup()\n"
+        "from gateway.serving import daphne_server\n"
+        "from daphne.cli import CommandLineInterface\n"
+        "CommandLineInterface.run = lambda self, argv: None\n"
+        "daphne_server.serve('127.0.0.1', 0)\n"
     ),
     "uvicorn": (
         "import django; django.setup()\n"

@@ -3,9 +3,8 @@
 daphne runs Twisted's reactor on an asyncio loop it creates as `daphne.server` is imported,
 so the loop policy must be set before that import. Nothing imports it earlier: `daphne` is
 not among the installed apps (its app would import the server as Django starts), so
-`manage.py serve` runs daphne in its own process (`serve`) with no second interpreter to
-start; `python -m gateway.serving.daphne_server ARGS` (ARGS as for the `daphne` command)
-runs it alone. uvloop does the loop's own work (callbacks, timers, readiness of sockets and
+`manage.py serve` runs daphne in its own process (`serve`), with no second interpreter to
+start. uvloop does the loop's own work (callbacks, timers, readiness of sockets and
 of the stdio upstreams' pipes) in C; Twisted still parses and writes HTTP.
 
 Twisted parses each request's Content-Type with the `email` package; the header is one of
@@ -24,7 +23,6 @@ import importlib.util
 import logging
 import sys
 
-from gateway.operations.metrics import multiprocess
 from gateway.seams.twisted_seam import memoise_content_type_parse
 from gateway.serving import APPLICATION
 from gateway.serving.process_tuning import tune_for_serving
@@ -43,13 +41,8 @@ def use_uvloop() -> bool:
 
 
 def serve(host: str, port: int) -> None:
-    """Serve LocalRouter with daphne until SIGTERM/SIGINT (blocks)."""
-    run(["-b", host, "-p", str(port), APPLICATION])
-
-
-def run(argv: list[str]) -> None:
-    """daphne's command line with `argv`, on uvloop (unless daphne's server was imported
-    before: then on the loop it made, and a warning says so)."""
+    """Serve LocalRouter with daphne until SIGTERM/SIGINT (blocks), on uvloop (unless
+    daphne's server was imported before: then on the loop it made, and a warning says so)."""
     if "daphne.server" in sys.modules:
         logger.warning("daphne was imported before the event loop was chosen: no uvloop")
     use_uvloop()
@@ -60,11 +53,4 @@ def run(argv: list[str]) -> None:
     one_access_log()
     tune_for_serving()
     sys.stdout.reconfigure(line_buffering=True)  # the access log's stream
-    MaskedAccessLogCommandLine().run(argv)
-
-
-if __name__ == "__main__":
-    try:
-        run(sys.argv[1:])
-    finally:
-        multiprocess.leave()  # this worker's live gauges leave the host's sums
+    MaskedAccessLogCommandLine().run(["-b", host, "-p", str(port), APPLICATION])

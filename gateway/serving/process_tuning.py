@@ -1,6 +1,6 @@
 """Process-wide tuning for serving, made by the serve entry points only.
 
-`tune_for_serving` is called by daphne's launcher (`daphne_server.run`), uvicorn's
+`tune_for_serving` is called by daphne's launcher (`daphne_server.serve`), uvicorn's
 (`uvicorn_server.serve`) and the stdio bridge's command (`mcp_stdio`), never when Django
 loads its apps or a library module is imported: tests, management commands and the search
 engine used on its own keep the interpreter's and the libraries' defaults.
