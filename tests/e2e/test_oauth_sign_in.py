@@ -66,7 +66,9 @@ def gateway(tmp_path_factory, documents) -> Iterator[LiveGateway]:
         tmp_path_factory.mktemp("oauth-gateway"),
         [stdio_upstream("echo", "echo_server.py")],
         [{"name": "team"}],
-        LOCALROUTER_OAUTH_ACCESS_TOKEN_SECONDS="3",
+        # Short-lived, yet long enough for a sign-in's first requests on a loaded machine (at
+        # 3 s, a request sent just before expiry arrived after it: a 401, and a new sign-in).
+        LOCALROUTER_OAUTH_ACCESS_TOKEN_SECONDS="10",
         LOCALROUTER_OAUTH_METADATA_PRIVATE_ADDRESSES="true",
         SSL_CERT_FILE=str(documents.ca_file),
     )
@@ -140,7 +142,7 @@ async def test_the_sdk_client_signs_in_through_the_browser_calls_tools_and_refre
         async with signed_in(gateway, provider, mode) as client:
             assert await echo(client, "signed in") == "signed in"
             first = storage.tokens.access_token
-            with anyio.fail_after(30):  # the access token lives 3 s here
+            with anyio.fail_after(30):  # the access token lives 10 s here
                 while provider.context.is_token_valid():
                     await anyio.sleep(0.2)
             assert await echo(client, "refreshed") == "refreshed"
@@ -180,7 +182,7 @@ async def test_a_client_id_metadata_document_registers_the_client(gateway, docum
 
 
 def outlive_the_test(name: str) -> None:
-    """The application's access tokens stay valid for the rest of the test (they live 3 s)."""
+    """The application's access tokens stay valid for the rest of the test (they live 10 s)."""
     later = timezone.now() + timedelta(hours=1)
     AccessToken.objects.filter(application__name=name).update(expires=later)
 
