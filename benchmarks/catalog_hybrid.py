@@ -65,7 +65,6 @@ from indexing.engine import hybrid as hybrid_module  # noqa: E402
 from indexing.engine.embeddings import (  # noqa: E402
     Embedder,
     cosine_ranking,
-    model_folder_ready,
 )
 from indexing.engine.fusion import reciprocal_rank_fusion  # noqa: E402
 from indexing.engine.hybrid import (  # noqa: E402
@@ -76,6 +75,7 @@ from indexing.engine.hybrid import (  # noqa: E402
     CatalogVectors,
     hybrid_hits,
 )
+from indexing.engine.model_folder import model_folder_ready  # noqa: E402
 from indexing.engine.search import Ranked, search_with_labels  # noqa: E402
 from localrouter import config  # noqa: E402
 

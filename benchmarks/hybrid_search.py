@@ -38,9 +38,10 @@ from benchmarks.indexing import (  # noqa: E402
 )
 from gateway.serving.process_tuning import limit_blas_threads  # noqa: E402
 from indexing.engine.compressor import ResponseCompressor  # noqa: E402
-from indexing.engine.embeddings import Embedder, model_folder_ready  # noqa: E402
+from indexing.engine.embeddings import Embedder  # noqa: E402
 from indexing.engine.hybrid import embedder  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
+from indexing.engine.model_folder import model_folder_ready  # noqa: E402
 from indexing.engine.response_vectors import ResponseVectors, hybrid_response_hits  # noqa: E402
 from indexing.engine.search import Ranked, search_with_labels  # noqa: E402
 from indexing.engine.store import SessionStore  # noqa: E402

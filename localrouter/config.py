@@ -26,7 +26,7 @@ KNOWN_DATABASE_SCHEMES = {
 env = environ.Env()
 
 # Hybrid vector search: the model `make embeddings` unpacks, the files the engine loads from
-# it (indexing.engine.embeddings.MODEL_FILES) and the packages its encoder needs.
+# it (indexing.engine.model_folder.MODEL_FILES) and the packages its encoder needs.
 EMBEDDING_MODEL_SUBDIR = Path("var/models/all-MiniLM-L6-v2")
 EMBEDDING_MODEL_FILES = ("model.safetensors", "tokenizer.json")
 EMBEDDING_PACKAGES = ("numpy", "safetensors", "tokenizers")

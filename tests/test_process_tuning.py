@@ -6,7 +6,7 @@ using the search engine, leaves the interpreter and the libraries as they are.""
 import pytest
 
 from gateway.serving.process_tuning import GC_THRESHOLDS, SWITCH_INTERVAL_SECONDS
-from indexing.engine.embeddings import model_folder_ready
+from indexing.engine.model_folder import model_folder_ready
 from tests.fresh_interpreter import run_fresh
 
 PYTHON_DEFAULT = 0.005

@@ -23,14 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-MODEL_FILES = ("model.safetensors", "tokenizer.json")
 MAX_TOKENS = 256  # sentence_bert_config.json max_seq_length
 BATCH_SIZE = 8  # larger batches spill the caches: 254 tools took 4 s at 8, 6.5 s at 32
-
-
-def model_folder_ready(folder: Path | None) -> bool:
-    """Whether `folder` holds the model's weights and tokenizer."""
-    return folder is not None and all((folder / name).is_file() for name in MODEL_FILES)
 
 
 def model_identity(folder: Path) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from indexing.engine.fusion import reciprocal_rank_fusion
+from indexing.engine.model_folder import ModelFolderError, model_folder_ready
 from indexing.engine.store import Hit, SessionStore
 
 logger = logging.getLogger(__name__)
@@ -54,14 +55,13 @@ def embedder(folder: Path | None) -> Any | None:
 def _load_embedder(folder: Path | None) -> Any:
     """The encoder from `folder`, or False (with a warning) when it cannot be had."""
     try:
-        from indexing.engine.embeddings import Embedder, model_folder_ready
+        from indexing.engine.embeddings import Embedder
     except ImportError as error:
         logger.warning("hybrid search unavailable: %s", error)
         return False
     if not model_folder_ready(folder):
         logger.warning("hybrid search unavailable: no embedding model (see README)")
         return False
-    from indexing.engine.model_folder import ModelFolderError
 
     try:
         return Embedder.from_path(folder)
@@ -129,10 +129,7 @@ def _write_catalog_file(path: Path, texts: list[str]) -> None:
 def embedder_unavailable(folder: Path | None) -> bool:
     """Whether `embedder(folder)` is known to give None without loading anything: loading
     failed before, or the folder lacks the model's files."""
-    files = ("model.safetensors", "tokenizer.json")
-    if _embedders.get(folder) is False or folder is None:
-        return True
-    return not all((folder / name).is_file() for name in files)
+    return _embedders.get(folder) is False or not model_folder_ready(folder)
 
 
 def summary(document: str) -> str:

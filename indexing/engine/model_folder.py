@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REQUIRED_FILES = ("config.json", "tokenizer.json", "model.safetensors")
+MODEL_FILES = ("model.safetensors", "tokenizer.json")  # without them no model: nothing to read
 SUPPORTED_MODULES = {"Transformer", "Pooling", "Normalize"}
 QUERY_PROMPTS = ("query",)
 PASSAGE_PROMPTS = ("passage", "document", "corpus")
+
+
+def model_folder_ready(folder: Path | None) -> bool:
+    """Whether `folder` holds the model's weights and tokenizer (numpy & co. not needed)."""
+    return folder is not None and all((folder / name).is_file() for name in MODEL_FILES)
 
 
 class ModelFolderError(ValueError):

@@ -59,8 +59,8 @@ def model():
     """The process's model, loaded (as a gateway has it once it embedded a catalog)."""
     from django.conf import settings
 
-    from indexing.engine.embeddings import model_folder_ready
     from indexing.engine.hybrid import embedder
+    from indexing.engine.model_folder import model_folder_ready
 
     if not model_folder_ready(settings.EMBEDDING_MODEL_DIR):
         pytest.skip("all-MiniLM-L6-v2 model folder not found (run `make embeddings`)")

@@ -12,7 +12,7 @@ import numpy as np  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from indexing.engine import catalog_vector_files as files  # noqa: E402
-from indexing.engine.embeddings import model_folder_ready  # noqa: E402
+from indexing.engine.model_folder import model_folder_ready  # noqa: E402
 from indexing.engine.token_match import EntryTokens  # noqa: E402
 from tests.fresh_interpreter import run_fresh  # noqa: E402
 

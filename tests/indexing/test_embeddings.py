@@ -19,9 +19,9 @@ from indexing.engine.embeddings import (  # noqa: E402
     Embedder,
     _gelu,
     cosine_ranking,
-    model_folder_ready,
 )
 from indexing.engine.fusion import reciprocal_rank_fusion  # noqa: E402
+from indexing.engine.model_folder import model_folder_ready  # noqa: E402
 
 # sentence-transformers' all-MiniLM-L6-v2 embedding of "hello world", first five dimensions
 # (the canonical values fastembed's test suite checks against, atol 1e-3).

@@ -16,8 +16,9 @@ from django.conf import settings  # noqa: E402
 from indexing.api.embedding_queue import EmbeddingQueue, Job  # noqa: E402
 from indexing.api.response_embeddings import ResponseEmbeddings  # noqa: E402
 from indexing.engine.compressor import ResponseCompressor  # noqa: E402
-from indexing.engine.embeddings import Embedder, model_folder_ready  # noqa: E402
+from indexing.engine.embeddings import Embedder  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
+from indexing.engine.model_folder import model_folder_ready  # noqa: E402
 from indexing.engine.response_vectors import ResponseVectors  # noqa: E402
 from indexing.engine.store import SessionStore  # noqa: E402
 

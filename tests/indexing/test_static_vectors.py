@@ -18,8 +18,8 @@ from indexing.api.response_embeddings import (  # noqa: E402
 )
 from indexing.engine import static_vectors  # noqa: E402
 from indexing.engine.compressor import ResponseCompressor  # noqa: E402
-from indexing.engine.embeddings import model_folder_ready  # noqa: E402
 from indexing.engine.labels import LabelCounter  # noqa: E402
+from indexing.engine.model_folder import model_folder_ready  # noqa: E402
 from indexing.engine.response_vectors import ResponseVectors  # noqa: E402
 from indexing.engine.static_vectors import (  # noqa: E402
     TABLE_FILE,
