@@ -7,6 +7,7 @@ from types import ModuleType
 
 import pytest
 import twisted.web as twisted_web
+import twisted.web.http  # noqa: F401 - the module the seam patches, loaded as daphne loads it
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
