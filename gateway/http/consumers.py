@@ -15,6 +15,7 @@ from django.conf import settings
 from starlette.types import Receive, Scope, Send
 
 from gateway.http import errors as http_errors
+from gateway.http.asgi_headers import header
 from gateway.http.exchange import serve_exchange
 from gateway.operations.metrics import families as metrics
 
@@ -23,10 +24,8 @@ logger = logging.getLogger(__name__)
 
 def _content_length(headers) -> int | None:
     """A response's Content-Length (ASGI headers), or None without a valid one."""
-    for name, value in headers:
-        if name.lower() == b"content-length":
-            return int(value) if value.isdigit() else None
-    return None
+    value = header(headers, b"content-length")
+    return int(value) if value is not None and value.isdigit() else None
 
 
 # Exchanges still finishing after their consumer has gone (asyncio keeps only weak refs).

@@ -17,6 +17,7 @@ from redis.exceptions import RedisError
 
 from clients.oauth.resource import resource_metadata_url
 from gateway.http import errors as http_errors
+from gateway.http.asgi_headers import header
 from gateway.http.envelope import Envelope, inspect_body
 from gateway.http.inflight import DuplicateRequestId, ServerStopping
 from gateway.http.protected_resource import resource_url
@@ -67,20 +68,16 @@ async def admit(
     return None, identity, envelope
 
 
-def _header(scope: dict, name: bytes) -> str | None:
-    return next((v.decode("latin-1") for k, v in scope["headers"] if k.lower() == name), None)
-
-
 async def _owner_elsewhere(gateway: Gateway, scope: dict, identity: ClientIdentity) -> str | None:
     """The channel of the worker that owns this request, when it is not this one."""
     forwarding = gateway.forwarding
     mine = await forwarding.start(serve_exchange)
-    session_id = _header(scope, b"mcp-session-id")
+    session_id = header(scope["headers"], b"mcp-session-id")
     if session_id is not None:
         if gateway.host.owns(session_id):
             return None
         owner = await forwarding.directory.owner(session_id)
-    elif _header(scope, b"mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS:
+    elif header(scope["headers"], b"mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS:
         owner = await forwarding.directory.claim(client_key(identity), mine)
     else:
         return None
@@ -92,13 +89,13 @@ def _claiming(gateway: Gateway, send: Send) -> Send:
 
     async def send_and_claim(event: dict) -> None:
         if event["type"] == "http.response.start":
-            for name, value in event.get("headers", []):
-                if name.lower() == b"mcp-session-id":
-                    mine = await gateway.forwarding.start(serve_exchange)
-                    try:
-                        await gateway.forwarding.directory.claim(value.decode(), mine)
-                    except (RedisError, OSError):  # the session works; it is not forwarded
-                        logger.warning("could not record a new session's owner in Redis")
+            session_id = header(event.get("headers", ()), b"mcp-session-id")
+            if session_id is not None:
+                mine = await gateway.forwarding.start(serve_exchange)
+                try:
+                    await gateway.forwarding.directory.claim(session_id, mine)
+                except (RedisError, OSError):  # the session works; it is not forwarded
+                    logger.warning("could not record a new session's owner in Redis")
         await send(event)
 
     return send_and_claim
@@ -123,7 +120,7 @@ async def serve_exchange(
             await http_errors.send_refusal(send, http_errors.owner_busy())
             return
         if owner is not None:
-            session = _header(scope, b"mcp-session-id") is not None
+            session = header(scope["headers"], b"mcp-session-id") is not None
             await relay(gateway.forwarding, owner, scope, body, send, session=session)
             return
         send = _claiming(gateway, send)
@@ -143,7 +140,7 @@ async def _serve_here(
 ) -> None:
     """Run the exchange in this worker's SDK host, unless it is stopping or the id is in use."""
     access = AccessToken(token="", client_id=str(identity.id), scopes=[])
-    session_id = _header(scope, b"mcp-session-id")
+    session_id = header(scope["headers"], b"mcp-session-id")
     # Keyed by client too: another client's guess at a session id learns nothing here.
     session_key = f"{identity.id}/{session_id}" if session_id else None
     try:
